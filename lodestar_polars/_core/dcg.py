@@ -1,0 +1,72 @@
+"""DCG and NDCG: the tie-group closed form (McSherry & Najork, as scikit-learn).
+
+A tie group of ``c`` rows occupying positions ``[above, through)`` has no
+order, so every member sees, on average, the mean of the discounts of those
+positions.  Summed over the group that is ``mean(gain) * sum(discounts)``,
+the expectation of DCG over every ordering of the tie, computed without
+enumerating any.  ``k`` cuts the discounts (positions ``>= k`` weigh 0), so a
+group straddling ``k`` gets only the discounts of its positions below ``k``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lodestar_polars._core.discount import cumulative_discount_table
+from lodestar_polars._core.ranking import rank_segments
+
+
+def tie_averaged_gain(
+    gain: Any, cum_above: Any, cum_through: Any, above: Any, through: Any
+) -> Any:
+    """One row's share of its tie group's expected discounted gain.
+
+    ``cum_above``/``cum_through`` are the cumulative (cut) discounts at the
+    counts ``above`` and ``through``; the group's rows sum to
+    ``mean(gain) * (cum_through - cum_above)``.  With ``through = above + 1``
+    (no tie, or ``ignore_ties``) it is ``gain * discount(above)``.
+    """
+    return gain * (cum_through - cum_above) / (through - above)
+
+
+def normalized(dcg: Any, ideal: Any) -> Any:
+    """``dcg / ideal``, and 0.0 where the ideal is 0 (nothing relevant)."""
+    return dcg / (ideal + (ideal == 0))
+
+
+def dcg_segments(
+    gain: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int | None,
+    log_base: float,
+    ignore_ties: bool,
+) -> np.ndarray:
+    """DCG of each segment of the flat arrays ``gain``/``score``."""
+    ranking = rank_segments(score, length)
+    if ignore_ties:
+        above = ranking.position
+        through = above + 1
+    else:
+        above, through = ranking.above, ranking.through
+    table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k)
+    g = np.asarray(gain, dtype=np.float64)[ranking.order]
+    terms = tie_averaged_gain(g, table[above], table[through], above, through)
+    return ranking.segment_sum(terms)
+
+
+def ndcg_segments(
+    gain: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int | None,
+    ignore_ties: bool,
+) -> np.ndarray:
+    """NDCG of each segment: DCG over the DCG of the gains ranked by themselves."""
+    dcg = dcg_segments(gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties)
+    ideal = dcg_segments(gain, gain, length, k=k, log_base=2, ignore_ties=True)
+    return normalized(dcg, ideal)

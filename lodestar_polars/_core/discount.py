@@ -1,0 +1,49 @@
+"""Positional discounts: the one home of ``1 / log_b(position + 2)``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from lodestar_polars._core._ops import log
+
+
+def discount(position: Any, log_base: float) -> Any:
+    """Discount of a 0-based ``position``, as scikit-learn computes it.
+
+    ``1 / (ln(position + 2) / ln(log_base))``: the natural-log ratio first,
+    then the reciprocal (not ``1 / log2``), so the values are bit-identical
+    to ``sklearn.metrics._ranking._dcg_sample_scores``.  Works on NumPy arrays
+    and on Polars expressions alike.
+    """
+    return 1.0 / (log(position + 2.0) / math.log(log_base))
+
+
+def cut_discount(position: Any, log_base: float, k: int | None) -> Any:
+    """:func:`discount`, set to zero at positions ``>= k`` (``k=None``: no cut)."""
+    d = discount(position, log_base)
+    if k is None:
+        return d
+    return d * (position < k)
+
+
+def reciprocal_discount(position: Any, k: int | None) -> Any:
+    """``1 / (position + 1)``, zero at positions ``>= k``: the reciprocal-rank weight."""
+    w = 1.0 / (position + 1.0)
+    if k is None:
+        return w
+    return w * (position < k)
+
+
+def cumulative_discount_table(n: int, log_base: float, k: int | None) -> np.ndarray:
+    """``C`` with ``C[m]`` = the sum of the (cut) discounts of positions ``0..m-1``.
+
+    ``C[0] == 0``; the sum is NumPy's ``cumsum`` as in scikit-learn, so the
+    differences ``C[b] - C[a]`` are the exact discount sums of a tie group.
+    """
+    d = cut_discount(np.arange(n, dtype=np.float64), log_base, k)
+    out = np.zeros(n + 1, dtype=np.float64)
+    np.cumsum(d, out=out[1:])
+    return out

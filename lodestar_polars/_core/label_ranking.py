@@ -1,0 +1,107 @@
+"""Rank as a count: coverage error, label ranking loss, LRAP and average precision.
+
+For a relevant row ``p`` of a segment, ``through[p]`` counts the rows scoring
+at least as high as ``p`` (``rankdata(-s, "max")``) and ``through_relevant[p]``
+the relevant ones among them.  Every formula below is arithmetic on those
+two counts, so nothing observes an order inside a tie: a tie counts against
+the relevant row.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lodestar_polars._core.ranking import rank_segments
+
+
+def precision_at(through_relevant: Any, through: Any) -> Any:
+    """Precision of the cut made at a relevant row's score.
+
+    The mean of this over the relevant rows is LRAP's row value, and, with
+    weighted counts, binary average precision (the step sum, not the trapezoid).
+    """
+    return through_relevant / through
+
+
+def misordered_pairs(through_relevant: Any, through: Any) -> Any:
+    """Irrelevant rows scoring at least as high as a relevant row."""
+    return through - through_relevant
+
+
+def ranking_loss(misordered: Any, n_relevant: Any, n: Any) -> Any:
+    """Fraction of (relevant, irrelevant) pairs ordered wrongly; 0 when either set is empty."""
+    pairs = n_relevant * (n - n_relevant)
+    return misordered / (pairs + (pairs == 0))
+
+
+def _relevant_counts(
+    relevant: np.ndarray, score: np.ndarray, length: np.ndarray, weight: np.ndarray | None
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+    ranking = rank_segments(score, length)
+    rel = np.asarray(relevant, dtype=bool)[ranking.order]
+    w = np.ones(rel.size) if weight is None else np.asarray(weight, np.float64)[ranking.order]
+    through = ranking.through_sum(w)
+    through_rel = ranking.through_sum(w * rel)
+    return ranking, rel, through, through_rel
+
+
+def coverage_segments(relevant: np.ndarray, score: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Coverage error per segment: the largest ``through`` of a relevant row, 0 if none."""
+    ranking = rank_segments(score, length)
+    rel = np.asarray(relevant, dtype=bool)[ranking.order]
+    cov = np.where(rel, ranking.through, 0).astype(np.float64)
+    return np.maximum.reduceat(cov, ranking.start)
+
+
+def ranking_loss_segments(
+    relevant: np.ndarray, score: np.ndarray, length: np.ndarray
+) -> np.ndarray:
+    """Label ranking loss per segment."""
+    ranking, rel, through, through_rel = _relevant_counts(relevant, score, length, None)
+    misordered = ranking.segment_sum(np.where(rel, misordered_pairs(through_rel, through), 0.0))
+    n_rel = ranking.segment_sum(rel.astype(np.float64))
+    return ranking_loss(misordered, n_rel, ranking.length.astype(np.float64))
+
+
+def precision_mean_segments(
+    relevant: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per segment: the (weighted) mean of :func:`precision_at` over relevant rows.
+
+    Returns ``(mean, weight_of_relevant)``; ``mean`` is NaN where a segment has
+    no (weighted) relevant row, and the callers decide that row's value (LRAP
+    1.0, AP 0.0).
+    """
+    ranking, rel, through, through_rel = _relevant_counts(relevant, score, length, weight)
+    w = np.ones(rel.size) if weight is None else np.asarray(weight, np.float64)[ranking.order]
+    w_rel = np.where(rel, w, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prec = np.where(
+            rel & (w_rel != 0) & (through != 0), precision_at(through_rel, through), 0.0
+        )
+        total = ranking.segment_sum(w_rel)
+        mean = ranking.segment_sum(w_rel * prec) / total
+    return mean, total
+
+
+def lrap_segments(relevant: np.ndarray, score: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """LRAP per segment: 1.0 when no label or every label is relevant."""
+    mean, n_rel = precision_mean_segments(relevant, score, length)
+    degenerate = (n_rel == 0) | (n_rel == np.asarray(length))
+    return np.where(degenerate, 1.0, mean)
+
+
+def average_precision_segments(
+    relevant: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    weight: np.ndarray | None = None,
+) -> np.ndarray:
+    """Binary average precision per segment (step sum); 0.0 with no positive."""
+    mean, total = precision_mean_segments(relevant, score, length, weight)
+    return np.where(total == 0, 0.0, np.maximum(mean, 0.0))

@@ -1,0 +1,87 @@
+"""Rank as a count, for flat arrays cut into contiguous segments.
+
+A *segment* is one query's documents or one sample's labels: rows
+``start[i] : start[i] + length[i]`` of the flat arrays.  Within a segment the
+rows are put in ranking order, score descending, equal scores with the later
+row first (the order ``ignore_ties=True`` and ``top_k_accuracy`` use).  For
+every row we record
+
+* ``above``: how many rows of its segment score strictly higher;
+* ``through``: how many score at least as high (``rankdata(-s, "max")``);
+* ``position``: its 0-based place in the ranking order.
+
+The Polars layer derives the same three quantities with ``Expr.rank``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Rows of flat segmented arrays, in ranking order (see module docstring)."""
+
+    order: np.ndarray
+    """Permutation: ``x[order]`` puts an input array in ranking order."""
+    segment: np.ndarray
+    """Segment index of each ranked row."""
+    start: np.ndarray
+    """First ranked row of each segment."""
+    length: np.ndarray
+    """Number of rows of each segment."""
+    above: np.ndarray
+    """Rows of the same segment scoring strictly higher (int64)."""
+    through: np.ndarray
+    """Rows of the same segment scoring at least as high (int64)."""
+    position: np.ndarray
+    """0-based position in the ranking order (int64)."""
+    block_start: np.ndarray
+    """Flat index of the first ranked row of each row's tie block."""
+    block_end: np.ndarray
+    """Flat index one past the last ranked row of each row's tie block."""
+
+    def segment_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum ranked-order ``values`` per segment."""
+        return np.add.reduceat(values, self.start) if values.size else values
+
+    def through_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per ranked row: the sum of ``values`` over the rows scoring at least as high."""
+        csum = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+        return csum[self.block_end] - csum[self.start[self.segment]]
+
+
+def rank_segments(score: np.ndarray, length: np.ndarray) -> Ranking:
+    """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows."""
+    score = np.asarray(score, dtype=np.float64) + 0.0  # -0.0 == 0.0
+    length = np.asarray(length, dtype=np.int64)
+    n = score.size
+    start = np.zeros(length.size, dtype=np.int64)
+    np.cumsum(length[:-1], out=start[1:])
+    segment_of_input = np.repeat(np.arange(length.size), length)
+    index = np.arange(n)
+    order = np.lexsort((-index, -score, segment_of_input))
+    ranked = score[order]
+    segment = segment_of_input[order]
+    new_block = np.ones(n, dtype=bool)
+    if n > 1:
+        new_block[1:] = (ranked[1:] != ranked[:-1]) | (segment[1:] != segment[:-1])
+    block_id = np.cumsum(new_block) - 1
+    block_first = np.flatnonzero(new_block)
+    block_last = np.append(block_first[1:], n)
+    block_start = block_first[block_id]
+    block_end = block_last[block_id]
+    seg_start = start[segment]
+    return Ranking(
+        order=order,
+        segment=segment,
+        start=start,
+        length=length,
+        above=block_start - seg_start,
+        through=block_end - seg_start,
+        position=index - seg_start,
+        block_start=block_start,
+        block_end=block_end,
+    )

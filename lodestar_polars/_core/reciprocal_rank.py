@@ -1,0 +1,85 @@
+"""Reciprocal rank, and its exact expectation over the orderings of a tie.
+
+The first relevant document can only sit in the first tie group (in score
+order) that holds a relevant document.  Say that group occupies positions
+``above .. above + c - 1`` and holds ``r`` relevant rows.  Ordering the group
+uniformly at random, the first relevant row lands at offset ``j`` with
+probability ``C(c-1-j, r-1) / C(c, r)``, which is built as a product: the
+chance ``S_j`` that offsets ``0..j-1`` are all irrelevant,
+``S_j = prod_{i<j} (1 - r / (c - i))``, times the chance ``r / (c - j)`` that
+offset ``j`` is relevant.  The expected reciprocal rank is
+``sum_j P_j / (above + j + 1)``, each term cut at ``k``.  ``ignore_ties`` is
+the same formula with ``c = r = 1`` at the first relevant row's position.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lodestar_polars._core._ops import exp, log1p
+from lodestar_polars._core.discount import reciprocal_discount
+from lodestar_polars._core.ranking import rank_segments
+
+
+def log_survival_step(offset: Any, block: Any, relevant: Any) -> Any:
+    """``ln(1 - r / (c - i))``: the log-chance that offset ``i`` is irrelevant."""
+    return log1p(-relevant / (block - offset))
+
+
+def first_relevant_probability(offset: Any, block: Any, relevant: Any, log_survival: Any) -> Any:
+    """Chance the first relevant row sits at ``offset`` (``log_survival`` = ln S_offset)."""
+    return relevant / (block - offset) * exp(log_survival)
+
+
+def expected_reciprocal_rank(probability: Any, above: Any, offset: Any, k: int | None) -> Any:
+    """One offset's term: its probability times the reciprocal of its rank, cut at ``k``."""
+    return probability * reciprocal_discount(above + offset, k)
+
+
+def reciprocal_rank_segments(
+    relevant: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int | None,
+    ignore_ties: bool,
+) -> np.ndarray:
+    """Reciprocal rank of the first relevant row of each segment; 0 when none."""
+    ranking = rank_segments(score, length)
+    rel = np.asarray(relevant, dtype=bool)[ranking.order]
+    out = np.zeros(ranking.length.size, dtype=np.float64)
+    if not rel.any():
+        return out
+    idx = np.flatnonzero(rel)
+    # rows are in ranking order: a segment's first relevant row is the first
+    # of its relevant rows in flat order
+    seg_idx = ranking.segment[idx]
+    keep = np.ones(idx.size, dtype=bool)
+    keep[1:] = seg_idx[1:] != seg_idx[:-1]
+    first_rows = idx[keep]
+    segs = seg_idx[keep]
+    if ignore_ties:
+        out[segs] = expected_reciprocal_rank(1.0, ranking.position[first_rows], 0.0, k)
+        return out
+    b0 = ranking.block_start[first_rows]
+    b1 = ranking.block_end[first_rows]
+    c = (b1 - b0).astype(np.float64)
+    csum = np.concatenate(([0], np.cumsum(rel)))
+    r = (csum[b1] - csum[b0]).astype(np.float64)
+    above = ranking.above[first_rows].astype(np.float64)
+    # offsets 0 .. c - r of each such block, flattened
+    n_off = (c - r + 1).astype(np.int64)
+    owner = np.repeat(np.arange(segs.size), n_off)
+    off_start = np.concatenate(([0], np.cumsum(n_off)[:-1]))
+    offset = (np.arange(owner.size) - off_start[owner]).astype(np.float64)
+    co, ro = c[owner], r[owner]
+    with np.errstate(divide="ignore"):
+        step = log_survival_step(offset, co, ro)
+    step_sum = np.concatenate(([0.0], np.cumsum(np.where(offset < co - ro, step, 0.0))))
+    log_surv = step_sum[np.arange(owner.size)] - step_sum[off_start[owner]]
+    prob = first_relevant_probability(offset, co, ro, log_surv)
+    terms = expected_reciprocal_rank(prob, above[owner], offset, k)
+    out[segs] = np.add.reduceat(terms, off_start)
+    return out

@@ -1,0 +1,285 @@
+"""DCG and NDCG as Polars expressions (scikit-learn's ``dcg_score``/``ndcg_score``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from lodestar_polars._core.dcg import normalized, tie_averaged_gain
+from lodestar_polars._expr import (
+    Check,
+    Metric,
+    as_float,
+    cumulative_discount_at,
+    input_checks,
+    ranking_position,
+    ranks_as_counts,
+)
+from lodestar_polars._validation import check_bool, check_k, check_log_base
+from lodestar_polars.typing import IntoExprColumn
+
+
+def _dcg_value(
+    gain: pl.Expr, score: pl.Expr, *, k: int | None, log_base: float, ignore_ties: bool
+) -> pl.Expr:
+    if ignore_ties:
+        above = ranking_position(score)
+        through = above + 1
+    else:
+        above, through = ranks_as_counts(score)
+    cum = cumulative_discount_at(log_base, k)
+    return tie_averaged_gain(gain, cum(above), cum(through), above, through).sum()
+
+
+def _ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:
+    ranked = gain.sort(descending=True)
+    position = pl.int_range(pl.len(), dtype=pl.Int64)
+    cum = cumulative_discount_at(2.0, k)
+    return tie_averaged_gain(ranked, cum(position), cum(position + 1), position, position + 1).sum()
+
+
+def _document_count_check() -> Check:
+    return Check(
+        pl.len() < 2,
+        pl.format(
+            "Computing NDCG is only meaningful when there is more than 1 document. "
+            "Got {} instead.",
+            pl.len(),
+        ),
+    )
+
+
+def dcg_metric(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    log_base: float = 2,
+    ignore_ties: bool = False,
+    name: str = "dcg",
+) -> Metric:
+    """The :class:`Metric` behind :func:`dcg`."""
+    k = check_k(k, "dcg")
+    log_base = check_log_base(log_base, "dcg")
+    ignore_ties = check_bool(ignore_ties, "ignore_ties", "dcg")
+    gain, score = as_float(y_true), as_float(y_score)
+    value = _dcg_value(gain, score, k=k, log_base=log_base, ignore_ties=ignore_ties)
+    return Metric(name, value, (*input_checks(gain, score), _document_count_check()))
+
+
+def ndcg_metric(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    ignore_ties: bool = False,
+    name: str = "ndcg",
+) -> Metric:
+    """The :class:`Metric` behind :func:`ndcg`."""
+    k = check_k(k, "ndcg")
+    ignore_ties = check_bool(ignore_ties, "ignore_ties", "ndcg")
+    gain, score = as_float(y_true), as_float(y_score)
+    dcg = _dcg_value(gain, score, k=k, log_base=2.0, ignore_ties=ignore_ties)
+    value = normalized(dcg, _ideal_dcg(gain, k=k))
+    negative = Check(
+        (gain < 0).any(), pl.lit("ndcg_score should not be used on negative y_true values.")
+    )
+    return Metric(
+        name, value, (*input_checks(gain, score), negative, _document_count_check())
+    )
+
+
+def dcg(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    log_base: float = 2,
+    ignore_ties: bool = False,
+) -> pl.Expr:
+    r"""Discounted cumulative gain of one group: scikit-learn's ``dcg_score`` per query.
+
+    .. math:: \mathrm{DCG@k} = \sum_{i < k} \frac{\mathrm{rel}_{(i)}}{\log_b(i + 2)}
+
+    where ``rel_(i)`` is the relevance at 0-based position ``i`` of the ranking
+    by descending ``y_score``.  Gains are linear (the relevance itself).
+
+    Parameters
+    ----------
+    y_true
+        Relevance of each row (document), a column name or an expression.
+        Numeric or boolean; negative values are accepted, as scikit-learn does.
+    y_score
+        Scores the ranking was made from, a column name or an expression.
+    k : int, default=None
+        Only the first ``k`` positions count.  ``None``, or a ``k`` past the
+        group's length, scores the whole group.
+    log_base : float, default=2
+        Base of the logarithmic discount, in (0, inf).
+    ignore_ties : bool, default=False
+        Rank equal scores in a fixed order (the later row first) instead of
+        averaging over their orderings.  Faster; correct only when the scores
+        have no ties.
+
+    Returns
+    -------
+    polars.Expr
+        A Float64 expression named ``dcg``, one value per group: a
+        ``group_by(...).agg(...)`` group, the whole frame in ``select``, or a
+        window in ``.over(...)``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``k`` below 1 or not an int, ``log_base`` outside (0, inf) (zero,
+        negative, NaN, inf), a non-bool ``ignore_ties``: scikit-learn's sentence.
+
+    See Also
+    --------
+    ndcg : DCG divided by the best DCG the group could score, in [0, 1].
+    lodestar_polars.arrays.dcg_score : the same on dense arrays.
+
+    Notes
+    -----
+    Ties are averaged as scikit-learn averages them: a tie group contributes
+    the mean of its gains times the sum of the discounts of the positions it
+    occupies (cut at ``k``), the expectation over every ordering of the tie.
+
+    A group is refused, and gets null, when it has fewer than 2 rows, or a
+    null, NaN or infinite ``y_true`` or ``y_score``; :func:`evaluate` with
+    ``strict=True`` names such groups.
+
+    Examples
+    --------
+    The seed example: four documents, all scored equally.
+
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> df = pl.DataFrame(
+    ...     {"query": [1, 1, 1, 1], "rel": [3, 2, 1, 0], "score": [0.5, 0.5, 0.5, 0.5]}
+    ... )
+    >>> df.group_by("query").agg(
+    ...     averaged=lp.dcg("rel", "score"),
+    ...     ordered=lp.dcg("rel", "score", ignore_ties=True),
+    ... )
+    shape: (1, 3)
+    ┌───────┬──────────┬──────────┐
+    │ query ┆ averaged ┆ ordered  │
+    │ ---   ┆ ---      ┆ ---      │
+    │ i64   ┆ f64      ┆ f64      │
+    ╞═══════╪══════════╪══════════╡
+    │ 1     ┆ 3.842409 ┆ 2.922959 │
+    └───────┴──────────┴──────────┘
+
+    scikit-learn's docstring example, as two queries of a long frame:
+
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "query": ["a"] * 5 + ["b"] * 5,
+    ...         "rel": [10, 0, 0, 1, 5] * 2,
+    ...         "score": [0.1, 0.2, 0.3, 4, 70, 1, 0, 0, 0, 1],
+    ...     }
+    ... )
+    >>> df.group_by("query", maintain_order=True).agg(
+    ...     dcg=lp.dcg("rel", "score"), dcg_at_1=lp.dcg("rel", "score", k=1)
+    ... )
+    shape: (2, 3)
+    ┌───────┬──────────┬──────────┐
+    │ query ┆ dcg      ┆ dcg_at_1 │
+    │ ---   ┆ ---      ┆ ---      │
+    │ str   ┆ f64      ┆ f64      │
+    ╞═══════╪══════════╪══════════╡
+    │ a     ┆ 9.499458 ┆ 5.0      │
+    │ b     ┆ 12.67115 ┆ 7.5      │
+    └───────┴──────────┴──────────┘
+    """
+    return dcg_metric(y_true, y_score, k=k, log_base=log_base, ignore_ties=ignore_ties).expr()
+
+
+def ndcg(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    ignore_ties: bool = False,
+) -> pl.Expr:
+    r"""Normalized DCG of one group: scikit-learn's ``ndcg_score`` per query.
+
+    .. math:: \mathrm{NDCG@k} = \frac{\mathrm{DCG@k}(y_{true}, y_{score})}
+              {\mathrm{DCG@k}(y_{true}, y_{true})}
+
+    The denominator is the DCG of the group's own relevances in the best
+    order, with the same ``k``; the discount is base 2 (it cancels in the ratio).
+
+    Parameters
+    ----------
+    y_true
+        Relevance of each row, a column name or an expression; must not be negative.
+    y_score
+        Scores the ranking was made from.
+    k : int, default=None
+        Only the first ``k`` positions count; ``None`` or a ``k`` past the
+        group's length scores the whole group.
+    ignore_ties : bool, default=False
+        Rank equal scores with the later row first instead of averaging over
+        their orderings.
+
+    Returns
+    -------
+    polars.Expr
+        A Float64 expression named ``ndcg``, one value per group, in [0, 1].
+
+    Raises
+    ------
+    InvalidParameterError
+        ``k`` below 1 or not an int, or a non-bool ``ignore_ties``.
+
+    See Also
+    --------
+    dcg : the unnormalised gain, with a choice of log base.
+    lodestar_polars.arrays.ndcg_score : the same on dense arrays.
+
+    Notes
+    -----
+    A group with nothing relevant (every relevance 0) scores 0.0, and counts
+    in a mean, as in scikit-learn.  Ties are averaged (see :func:`dcg`).  A
+    group is refused, and gets null, when it has a negative relevance, fewer
+    than 2 rows, or a null, NaN or infinite value.  The value is not clipped:
+    like scikit-learn, a perfect ranking can give 0.9999999999999999.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "query": ["a"] * 5 + ["b"] * 4,
+    ...         "rel": [10, 0, 0, 1, 5, 3, 2, 1, 0],
+    ...         "score": [0.1, 0.2, 0.3, 4, 70, 0.5, 0.5, 0.5, 0.5],
+    ...     }
+    ... )
+    >>> df.group_by("query", maintain_order=True).agg(ndcg=lp.ndcg("rel", "score"))
+    shape: (2, 2)
+    ┌───────┬──────────┐
+    │ query ┆ ndcg     │
+    │ ---   ┆ ---      │
+    │ str   ┆ f64      │
+    ╞═══════╪══════════╡
+    │ a     ┆ 0.695694 │
+    │ b     ┆ 0.806914 │
+    └───────┴──────────┘
+
+    The same metric as a window, next to each row:
+
+    >>> df.with_columns(ndcg_at_2=lp.ndcg("rel", "score", k=2).over("query")).head(3)
+    shape: (3, 4)
+    ┌───────┬─────┬───────┬───────────┐
+    │ query ┆ rel ┆ score ┆ ndcg_at_2 │
+    │ ---   ┆ --- ┆ ---   ┆ ---       │
+    │ str   ┆ i64 ┆ f64   ┆ f64       │
+    ╞═══════╪═════╪═══════╪═══════════╡
+    │ a     ┆ 10  ┆ 0.1   ┆ 0.428056  │
+    │ a     ┆ 0   ┆ 0.2   ┆ 0.428056  │
+    │ a     ┆ 0   ┆ 0.3   ┆ 0.428056  │
+    └───────┴─────┴───────┴───────────┘
+    """
+    return ndcg_metric(y_true, y_score, k=k, ignore_ties=ignore_ties).expr()

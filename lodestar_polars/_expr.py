@@ -1,0 +1,127 @@
+"""The machinery every metric expression shares.
+
+A metric is built as :class:`Metric`: the expression of its value over one
+group, and the :class:`Check` rules a group must pass.  The public expression
+is the value where every rule passes and null where one fails;
+:func:`lodestar_polars.evaluate` also reads the rules to say *why* a group was
+refused.  Everything is native Polars: no Python runs per group or per row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from lodestar_polars._core.discount import cut_discount
+from lodestar_polars.typing import IntoExprColumn
+
+FLOAT_DTYPE = "dtype('float64')"
+
+
+def parse_into_expr(value: IntoExprColumn) -> pl.Expr:
+    """A column name becomes ``pl.col(name)``; an expression is kept as it is."""
+    if isinstance(value, pl.Expr):
+        return value
+    if isinstance(value, str):
+        return pl.col(value)
+    msg = f"expected a column name or a Polars expression, got {value!r}"
+    raise TypeError(msg)
+
+
+def as_float(value: IntoExprColumn) -> pl.Expr:
+    """The column as Float64, with -0.0 read as 0.0.
+
+    Adding ``0.0`` (rather than casting) makes a string, date or other
+    non-numeric column fail when the query is planned, with Polars' message
+    naming the column, instead of being parsed into numbers.
+    """
+    return (parse_into_expr(value) + 0.0).cast(pl.Float64)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A rule a group must pass: ``refused`` is True for a group that breaks it."""
+
+    refused: pl.Expr
+    message: pl.Expr
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A metric's value over one group and the rules a group must pass."""
+
+    name: str
+    value: pl.Expr
+    checks: tuple[Check, ...]
+
+    def expr(self) -> pl.Expr:
+        """The value, null for a group that breaks a rule, as Float64 named ``name``."""
+        refused = pl.any_horizontal(*(c.refused for c in self.checks))
+        return (
+            pl.when(refused)
+            .then(pl.lit(None, dtype=pl.Float64))
+            .otherwise(self.value.cast(pl.Float64))
+            .alias(self.name)
+        )
+
+    def reason(self) -> pl.Expr:
+        """The first rule the group breaks, as a sentence; null when none."""
+        out = pl.when(self.checks[0].refused).then(self.checks[0].message)
+        for check in self.checks[1:]:
+            out = out.when(check.refused).then(check.message)
+        return out.otherwise(pl.lit(None, dtype=pl.String))
+
+
+def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
+    """Null, NaN and infinity refuse the group, in scikit-learn's ``check_array`` words."""
+    return (
+        Check(x.is_null().any(), pl.lit(f"Input {role} contains null.")),
+        Check(x.is_nan().any(), pl.lit(f"Input {role} contains NaN.")),
+        Check(
+            x.is_infinite().any(),
+            pl.lit(f"Input {role} contains infinity or a value too large for {FLOAT_DTYPE}."),
+        ),
+    )
+
+
+def input_checks(y_true: pl.Expr, y_score: pl.Expr) -> tuple[Check, ...]:
+    """The checks every metric makes first: a non-empty group of finite values."""
+    empty = Check(pl.len() == 0, pl.lit("the group has no rows."))
+    return (empty, *finite_checks(y_true, "y_true"), *finite_checks(y_score, "y_score"))
+
+
+def binary_check(y_true: pl.Expr, caller: str) -> Check:
+    """y_true must be boolean: True/False, or the numbers 0 and 1."""
+    bad = ~((y_true == 0.0) | (y_true == 1.0))
+    return Check(
+        bad.any(),
+        pl.format(
+            f"{caller} needs a binary y_true (bool, or 0 and 1). Got {{}} instead.",
+            y_true.filter(bad).first(),
+        ),
+    )
+
+
+def ranks_as_counts(score: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """``(above, through)``: rows scoring strictly higher, and at least as high."""
+    above = score.rank("min", descending=True).cast(pl.Int64) - 1
+    through = score.rank("max", descending=True).cast(pl.Int64)
+    return above, through
+
+
+def ranking_position(score: pl.Expr) -> pl.Expr:
+    """0-based position in ranking order: score descending, equal scores later row first."""
+    return score.reverse().rank("ordinal", descending=True).reverse().cast(pl.Int64) - 1
+
+
+def cumulative_discount_at(log_base: float, k: int | None):  # type: ignore[no-untyped-def]
+    """A function mapping a count ``m`` to the sum of the cut discounts of positions < m."""
+    position = pl.int_range(pl.len(), dtype=pl.Int64)
+    cumulative = cut_discount(position, log_base, k).cum_sum()
+
+    def at(m: pl.Expr) -> pl.Expr:
+        index = (m - 1).clip(lower_bound=0)
+        return pl.when(m == 0).then(0.0).otherwise(cumulative.gather(index))
+
+    return at

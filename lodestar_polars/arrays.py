@@ -1,0 +1,1 @@
+"""Placeholder: scikit-learn's dense surface (being written)."""
