@@ -135,20 +135,21 @@ def _finish(
     return result.select(pl.exclude(f"^{_REASON}.*$", _WEIGHT_VARIES))
 
 
-def _means(result: pl.DataFrame, metrics: list[Metric], weight: str | None) -> pl.DataFrame:
-    """One row: each metric's mean over its scored groups, weighted by ``weight``."""
+def mean_of_groups(result: pl.DataFrame, names: Sequence[str], weight: str | None) -> pl.DataFrame:
+    """One row: each metric's mean over its scored (non-null) groups, weighted by ``weight``.
+
+    The weighted mean is ``sum(v * w) / sum(w)``, NumPy's ``np.average``, which
+    is how scikit-learn averages per-sample values with ``sample_weight``.
+    """
     if weight is None:
-        return result.select(pl.col(m.name).mean() for m in metrics)
+        return result.select(pl.col(name).mean() for name in names)
     w = pl.col(weight).cast(pl.Float64)
-    out = {}
-    for m in metrics:
-        v = pl.col(m.name)
-        total = result.select(w.filter(v.is_not_null()).sum()).item()
-        if total == 0:
-            msg = f"metric {m.name!r}: Weights sum to zero, can't be normalized"
+    totals = result.select(w.filter(pl.col(name).is_not_null()).sum().alias(name) for name in names)
+    for name in names:
+        if totals[name].item() == 0:
+            msg = f"metric {name!r}: Weights sum to zero, can't be normalized"
             raise ZeroDivisionError(msg)
-        out[m.name] = result.select((v * w).sum() / total).item()
-    return pl.DataFrame(out, schema=dict.fromkeys(out, pl.Float64))
+    return result.select(((pl.col(name) * w).sum() / totals[name].item()).alias(name) for name in names)
 
 
 @overload
@@ -318,7 +319,7 @@ def evaluate(
 
     def finish(df: pl.DataFrame) -> pl.DataFrame:
         result = _finish(df, built, keys, strict=strict, weight=weight)
-        return _means(result, built, weight) if mean else result
+        return mean_of_groups(result, names, weight) if mean else result
 
     if isinstance(frame, pl.DataFrame):
         return finish(grouped.collect())
