@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from lodestar_polars._core.dcg import normalized, tie_averaged_gain
+from lodestar_polars._core.dcg import discounted_gain, normalized, tie_averaged_gain
 from lodestar_polars._expr import (
     Check,
     Metric,
     as_float,
     cumulative_discount_at,
+    in_ranking_order,
     input_checks,
-    ranking_position,
     ranks_as_counts,
+    row_index,
 )
 from lodestar_polars._validation import check_bool, check_k, check_log_base
 from lodestar_polars.typing import IntoExprColumn
@@ -22,19 +23,14 @@ def _dcg_value(
     gain: pl.Expr, score: pl.Expr, *, k: int | None, log_base: float, ignore_ties: bool
 ) -> pl.Expr:
     if ignore_ties:
-        above = ranking_position(score)
-        through = above + 1
-    else:
-        above, through = ranks_as_counts(score)
+        return discounted_gain(in_ranking_order(gain, score), row_index(), log_base, k).sum()
+    above, through = ranks_as_counts(score)
     cum = cumulative_discount_at(log_base, k)
     return tie_averaged_gain(gain, cum(above), cum(through), above, through).sum()
 
 
 def _ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:
-    ranked = gain.sort(descending=True)
-    position = pl.int_range(pl.len(), dtype=pl.Int64)
-    cum = cumulative_discount_at(2.0, k)
-    return tie_averaged_gain(ranked, cum(position), cum(position + 1), position, position + 1).sum()
+    return discounted_gain(gain.sort(descending=True), row_index(), 2.0, k).sum()
 
 
 def _document_count_check() -> Check:

@@ -110,9 +110,29 @@ def ranks_as_counts(score: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     return above, through
 
 
-def ranking_position(score: pl.Expr) -> pl.Expr:
-    """0-based position in ranking order: score descending, equal scores later row first."""
-    return score.reverse().rank("ordinal", descending=True).reverse().cast(pl.Int64) - 1
+def row_index() -> pl.Expr:
+    """0-based index of each row inside its group."""
+    return pl.int_range(pl.len(), dtype=pl.Int64)
+
+
+def in_ranking_order(values: pl.Expr, score: pl.Expr) -> pl.Expr:
+    """``values`` sorted by score descending, equal scores with the later row first."""
+    return values.sort_by([score, row_index()], descending=[True, True])
+
+
+def position_of(score: pl.Expr, chosen: pl.Expr) -> pl.Expr:
+    """0-based ranking position of the last row where ``chosen`` holds and the score is best.
+
+    In ranking order (score descending, equal scores later row first) that row
+    is the first ``chosen`` row; its position is the number of rows scoring
+    higher plus the later rows scoring the same.  Null when no row is chosen.
+    """
+    best = score.filter(chosen).max()
+    index = row_index()
+    last = index.filter(chosen & (score == best)).max()
+    higher = (score > best).sum()
+    later_equal = ((score == best) & (index > last)).sum()
+    return pl.when(chosen.any()).then((higher + later_equal).cast(pl.Int64))
 
 
 def cumulative_discount_at(log_base: float, k: int | None):  # type: ignore[no-untyped-def]

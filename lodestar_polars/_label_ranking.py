@@ -41,7 +41,9 @@ def coverage_error_metric(
 ) -> Metric:
     """The :class:`Metric` behind :func:`coverage_error`."""
     c = _Counts(y_true, y_score, "coverage_error")
-    value = c.through.max().cast(pl.Float64).fill_null(0.0)
+    # the worst relevant row's ``through``: rows scoring at least its score
+    worst = c.score.filter(c.relevant).min()
+    value = pl.when(c.n_relevant > 0).then((c.score >= worst).sum()).otherwise(0).cast(pl.Float64)
     return Metric(name, value, c.checks)
 
 

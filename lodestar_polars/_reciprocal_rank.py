@@ -9,7 +9,7 @@ from lodestar_polars._core.reciprocal_rank import (
     first_relevant_probability,
     log_survival_step,
 )
-from lodestar_polars._expr import Metric, as_float, input_checks, ranking_position
+from lodestar_polars._expr import Metric, as_float, input_checks, position_of
 from lodestar_polars._validation import check_bool, check_k
 from lodestar_polars.typing import IntoExprColumn
 
@@ -29,7 +29,7 @@ def _expected_value(relevant: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr
 
 
 def _ordered_value(relevant: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr:
-    first = ranking_position(score).filter(relevant).min().cast(pl.Float64)
+    first = position_of(score, relevant).cast(pl.Float64)
     return expected_reciprocal_rank(1.0, first, 0.0, k).fill_null(0.0)
 
 

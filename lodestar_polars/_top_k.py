@@ -11,7 +11,7 @@ from lodestar_polars._expr import (
     as_float,
     binary_check,
     input_checks,
-    ranking_position,
+    position_of,
 )
 from lodestar_polars._validation import check_k
 from lodestar_polars.typing import IntoExprColumn
@@ -27,7 +27,7 @@ def top_k_accuracy_metric(
     """The :class:`Metric` behind :func:`top_k_accuracy`."""
     k = check_k(k, "top_k_accuracy", allow_none=False)  # type: ignore[assignment]
     truth, score = as_float(y_true), as_float(y_score)
-    position = ranking_position(score).filter(truth == 1.0).first()
+    position = position_of(score, truth == 1.0)
     value = is_top_k(position, k).cast(pl.Float64)
     n_true = (truth == 1.0).sum()
     one_true = Check(

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from lodestar_polars._core.discount import cumulative_discount_table
+from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
 
 
@@ -29,6 +29,15 @@ def tie_averaged_gain(
     (no tie, or ``ignore_ties``) it is ``gain * discount(above)``.
     """
     return gain * (cum_through - cum_above) / (through - above)
+
+
+def discounted_gain(gain: Any, position: Any, log_base: float, k: int | None) -> Any:
+    """The gain of the row at a 0-based ranking ``position``, discounted (cut at ``k``).
+
+    This is :func:`tie_averaged_gain` for a row alone in its tie group, written
+    directly: the sum of it over a ranking without ties is the DCG.
+    """
+    return gain * cut_discount(position, log_base, k)
 
 
 def normalized(dcg: Any, ideal: Any) -> Any:
