@@ -1,16 +1,33 @@
-"""``lp.evaluate``: many metrics, one row per group, with bad groups named."""
+"""``lp.evaluate``: many metrics, one row per group, with bad groups named.
+
+The frame is evaluated whole: sorted once by (group, score descending, row
+descending), then every metric's values come from the NumPy core
+(``lodestar_polars._core``) over the sorted columns, segment by segment, and a
+single group-by evaluates the rules (the metric expressions' own
+:class:`~lodestar_polars._expr.Check` s) that decide which groups are refused.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, overload
 
+import numpy as np
 import polars as pl
 
+from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
+from lodestar_polars._core.label_ranking import (
+    average_precision_segments,
+    coverage_segments,
+    lrap_segments,
+    ranking_loss_segments,
+)
+from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
+from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._dcg import dcg_metric, ndcg_metric
-from lodestar_polars._expr import Metric
+from lodestar_polars._expr import Metric, as_float
 from lodestar_polars._label_ranking import (
     average_precision_metric,
     coverage_error_metric,
@@ -21,27 +38,86 @@ from lodestar_polars._reciprocal_rank import reciprocal_rank_metric
 from lodestar_polars._top_k import top_k_accuracy_metric
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
-_REASON = "__lodestar_reason_"
-_WEIGHT_VARIES = "__lodestar_weight_varies"
+_PREFIX = "__lodestar_"
+_GAIN, _SCORE, _ROW = f"{_PREFIX}gain", f"{_PREFIX}score", f"{_PREFIX}row"
+_LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
 _SHOWN = 5
+
+
+@dataclass(frozen=True)
+class _Sorted:
+    """The sorted frame's columns as NumPy arrays, segment by segment."""
+
+    gain: np.ndarray
+    score: np.ndarray
+    length: np.ndarray
+
+
+Core = Callable[[_Sorted, dict[str, Any]], np.ndarray]
+
+
+def _ranked(
+    fn: Callable[..., np.ndarray], truth: Callable[[np.ndarray], np.ndarray], **fixed: Any
+) -> Core:
+    def core(a: _Sorted, options: dict[str, Any]) -> np.ndarray:
+        return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
+
+    return core
+
+
+def _gain(g: np.ndarray) -> np.ndarray:
+    return g
+
+
+def _positive(g: np.ndarray) -> np.ndarray:
+    return g > 0
+
+
+def _true(g: np.ndarray) -> np.ndarray:
+    return g == 1.0
 
 
 @dataclass(frozen=True)
 class _Spec:
     builder: Callable[..., Metric]
+    core: Core
     takes_k: bool
+    defaults: dict[str, Any] = field(default_factory=dict)
 
 
 _METRICS: dict[str, _Spec] = {
-    "dcg": _Spec(dcg_metric, takes_k=True),
-    "ndcg": _Spec(ndcg_metric, takes_k=True),
-    "reciprocal_rank": _Spec(reciprocal_rank_metric, takes_k=True),
-    "top_k_accuracy": _Spec(top_k_accuracy_metric, takes_k=True),
-    "average_precision": _Spec(average_precision_metric, takes_k=False),
-    "coverage_error": _Spec(coverage_error_metric, takes_k=False),
-    "label_ranking_loss": _Spec(label_ranking_loss_metric, takes_k=False),
+    "dcg": _Spec(
+        dcg_metric,
+        _ranked(dcg_segments, _gain, log_base=2, ignore_ties=False),
+        takes_k=True,
+        defaults={"k": None},
+    ),
+    "ndcg": _Spec(
+        ndcg_metric,
+        _ranked(ndcg_segments, _gain, ignore_ties=False),
+        takes_k=True,
+        defaults={"k": None},
+    ),
+    "reciprocal_rank": _Spec(
+        reciprocal_rank_metric,
+        _ranked(reciprocal_rank_segments, _positive, ignore_ties=False),
+        takes_k=True,
+        defaults={"k": None},
+    ),
+    "top_k_accuracy": _Spec(
+        top_k_accuracy_metric, _ranked(top_k_segments, _true), takes_k=True, defaults={"k": 2}
+    ),
+    "average_precision": _Spec(
+        average_precision_metric, _ranked(average_precision_segments, _true), takes_k=False
+    ),
+    "coverage_error": _Spec(
+        coverage_error_metric, _ranked(coverage_segments, _true), takes_k=False
+    ),
+    "label_ranking_loss": _Spec(
+        label_ranking_loss_metric, _ranked(ranking_loss_segments, _true), takes_k=False
+    ),
     "label_ranking_average_precision": _Spec(
-        label_ranking_average_precision_metric, takes_k=False
+        label_ranking_average_precision_metric, _ranked(lrap_segments, _true), takes_k=False
     ),
 }
 _ALIASES = {
@@ -60,8 +136,14 @@ def metric_names() -> list[str]:
     return sorted([*_METRICS, *_ALIASES])
 
 
-def parse_metric(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> Metric:
-    """Turn ``"ndcg@10"`` into the :class:`Metric` it names, output column ``text``."""
+@dataclass(frozen=True)
+class _Parsed:
+    metric: Metric
+    spec: _Spec
+    options: dict[str, Any]
+
+
+def _parse(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> _Parsed:
     match = _NAME.match(text.strip().lower()) if isinstance(text, str) else None
     name = match and _ALIASES.get(match["name"], match["name"])
     if not match or name not in _METRICS:
@@ -71,13 +153,19 @@ def parse_metric(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> Me
         )
         raise InvalidParameterError(msg)
     spec = _METRICS[name]
-    kwargs: dict[str, Any] = {"name": text}
+    options = dict(spec.defaults)
     if match["k"] is not None:
         if not spec.takes_k:
             msg = f"metric {text!r}: {name} takes no cutoff, write it without '@{match['k']}'"
             raise InvalidParameterError(msg)
-        kwargs["k"] = int(match["k"])
-    return spec.builder(y_true, y_score, **kwargs)
+        options["k"] = int(match["k"])
+    metric = spec.builder(y_true, y_score, name=text, **options)  # validates options
+    return _Parsed(metric, spec, options)
+
+
+def parse_metric(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> Metric:
+    """Turn ``"ndcg@10"`` into the :class:`Metric` it names, output column ``text``."""
+    return _parse(text, y_true, y_score).metric
 
 
 def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
@@ -88,10 +176,7 @@ def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
         if role in ("y_true", "y_score", "weight"):
             dtype = schema[column]
             if not (dtype.is_numeric() or dtype == pl.Boolean):
-                msg = (
-                    f"`{role}` column {column!r} must be numeric or boolean, "
-                    f"found dtype {dtype}"
-                )
+                msg = f"`{role}` column {column!r} must be numeric or boolean, found dtype {dtype}"
                 raise ValueError(msg)
 
 
@@ -99,40 +184,96 @@ def _describe(row: dict[str, Any], by: list[str]) -> str:
     return ", ".join(f"{key}={row[key]!r}" for key in by)
 
 
-def _finish(
-    result: pl.DataFrame, metrics: list[Metric], by: list[str], *, strict: bool, weight: str | None
+def _refusal_report(
+    sorted_frame: pl.DataFrame, groups: pl.DataFrame, parsed: list[_Parsed], keys: list[str]
+) -> str | None:
+    """The error message for the refused groups, or None when no group is refused."""
+    problems = []
+    for p in parsed:
+        name = p.metric.name
+        refused = groups.filter(pl.col(name).is_null()).select(keys)
+        if not refused.height:
+            continue
+        shown = refused.head(_SHOWN)
+        reasons = (
+            sorted_frame.join(shown, on=keys, how="semi", nulls_equal=True)
+            .group_by(keys, maintain_order=True)
+            .agg(p.metric.reason().alias(f"{_PREFIX}reason"))
+        )
+        lines = [
+            f"  {_describe(row, keys)}: {row[f'{_PREFIX}reason']}"
+            for row in reasons.iter_rows(named=True)
+        ]
+        if refused.height > _SHOWN:
+            lines.append(f"  ... and {refused.height - _SHOWN} more")
+        problems.append(f"metric {name!r} refused {refused.height} group(s):\n" + "\n".join(lines))
+    if not problems:
+        return None
+    return "\n".join(problems) + "\n(pass strict=False to get null for these groups instead)"
+
+
+def _evaluate_frame(
+    frame: pl.DataFrame,
+    parsed: list[_Parsed],
+    keys: list[str],
+    y_true: str,
+    y_score: str,
+    weight: str | None,
+    *,
+    strict: bool,
 ) -> pl.DataFrame:
-    """Raise for refused groups (strict) and drop the bookkeeping columns."""
-    if weight is not None and result[_WEIGHT_VARIES].any():
-        bad = result.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
+    """Per-group values of every metric over an in-memory frame (see module docstring)."""
+    sorted_frame = (
+        frame.lazy()
+        .with_row_index(_ROW)
+        .with_columns(as_float(y_true).alias(_GAIN), as_float(y_score).alias(_SCORE))
+        .sort(
+            [*keys, _SCORE, _ROW],
+            descending=[False] * len(keys) + [True, True],
+            nulls_last=True,
+        )
+        .collect()
+    )
+    aggs: list[pl.Expr] = [pl.len().alias(_LEN)]
+    if weight is not None:
+        aggs += [
+            pl.col(weight).first(),
+            (pl.col(weight).n_unique() > 1).alias(_WEIGHT_VARIES),
+        ]
+    aggs += [
+        pl.any_horizontal(*(c.refused for c in p.metric.checks)).alias(f"{_PREFIX}refused{i}")
+        for i, p in enumerate(parsed)
+    ]
+    groups = sorted_frame.group_by(keys, maintain_order=True).agg(aggs)
+    if weight is not None and groups[_WEIGHT_VARIES].any():
+        bad = groups.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
         msg = (
             f"`weight` column {weight!r} must hold one value per group; group "
-            f"{_describe(bad, by)} has several"
+            f"{_describe(bad, keys)} has several"
         )
         raise ValueError(msg)
+
+    def finite(column: str) -> np.ndarray:
+        values = sorted_frame[column].to_numpy().astype(np.float64, copy=True)
+        values[~np.isfinite(values)] = 0.0  # refused groups only; nulled below
+        return values
+
+    arrays = _Sorted(finite(_GAIN), finite(_SCORE), groups[_LEN].to_numpy())
+    columns = []
+    for i, p in enumerate(parsed):
+        values = p.spec.core(arrays, p.options)
+        columns.append(
+            pl.when(pl.col(f"{_PREFIX}refused{i}"))
+            .then(None)
+            .otherwise(pl.Series(values, dtype=pl.Float64))
+            .alias(p.metric.name)
+        )
+    result = groups.select(*keys, *([weight] if weight else []), *columns)
     if strict:
-        problems = []
-        for i, metric in enumerate(metrics):
-            refused = result.filter(pl.col(f"{_REASON}{i}").is_not_null())
-            if refused.height:
-                lines = [
-                    f"  {_describe(row, by)}: {row[f'{_REASON}{i}']}"
-                    for row in refused.head(_SHOWN).iter_rows(named=True)
-                ]
-                more = refused.height - _SHOWN
-                if more > 0:
-                    lines.append(f"  ... and {more} more")
-                problems.append(
-                    f"metric {metric.name!r} refused {refused.height} group(s):\n"
-                    + "\n".join(lines)
-                )
-        if problems:
-            msg = (
-                "\n".join(problems)
-                + "\n(pass strict=False to get null for these groups instead)"
-            )
-            raise RefusedGroupError(msg)
-    return result.select(pl.exclude(f"^{_REASON}.*$", _WEIGHT_VARIES))
+        report = _refusal_report(sorted_frame, result, parsed, keys)
+        if report is not None:
+            raise RefusedGroupError(report)
+    return result
 
 
 def mean_of_groups(result: pl.DataFrame, names: Sequence[str], weight: str | None) -> pl.DataFrame:
@@ -149,7 +290,9 @@ def mean_of_groups(result: pl.DataFrame, names: Sequence[str], weight: str | Non
         if totals[name].item() == 0:
             msg = f"metric {name!r}: Weights sum to zero, can't be normalized"
             raise ZeroDivisionError(msg)
-    return result.select(((pl.col(name) * w).sum() / totals[name].item()).alias(name) for name in names)
+    return result.select(
+        ((pl.col(name) * w).sum() / totals[name].item()).alias(name) for name in names
+    )
 
 
 @overload
@@ -224,7 +367,7 @@ def evaluate(
     Returns
     -------
     polars.DataFrame or polars.LazyFrame
-        One row per group (in order of first appearance): the ``by`` columns,
+        One row per group, sorted by the ``by`` columns: the ``by`` columns,
         the weight column if given, and one Float64 column per metric.  With
         ``mean=True``, one row of Float64 means.
 
@@ -240,6 +383,14 @@ def evaluate(
         result is collected).
     ZeroDivisionError
         With ``mean=True`` and ``weight``, weights that sum to zero.
+
+    Notes
+    -----
+    The whole frame is evaluated at once rather than group by group: one sort
+    by (group, score descending, row descending), then the NumPy core over
+    the sorted columns, and one group-by for the rules a group must pass.
+    The numbers equal the expressions' (within floating-point rounding); the
+    rules and sentences are the expressions' own.
 
     Examples
     --------
@@ -288,12 +439,10 @@ def evaluate(
     if not keys:
         msg = "`by` must name at least one column"
         raise ValueError(msg)
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    if not metrics:
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names:
         msg = "`metrics` must name at least one metric"
         raise ValueError(msg)
-    names = list(metrics)
     if len(set(names)) != len(names):
         msg = f"`metrics` names a metric twice: {names!r}"
         raise ValueError(msg)
@@ -302,27 +451,22 @@ def evaluate(
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
         columns["weight"] = weight
-    _check_columns(lazy.collect_schema(), columns)
-    built = [parse_metric(name, y_true, y_score) for name in names]
+    schema = lazy.collect_schema()
+    _check_columns(schema, columns)
+    parsed = [_parse(name, y_true, y_score) for name in names]
+    needed = list(dict.fromkeys(columns.values()))
 
-    aggs: list[pl.Expr] = [m.expr() for m in built]
-    aggs += [m.reason().alias(f"{_REASON}{i}") for i, m in enumerate(built)]
-    if weight is not None:
-        aggs.insert(0, pl.col(weight).first())
-        aggs.append((pl.col(weight).n_unique() > 1).alias(_WEIGHT_VARIES))
-    grouped = lazy.group_by(keys, maintain_order=True).agg(aggs)
-    out_schema = {
-        name: dtype
-        for name, dtype in grouped.collect_schema().items()
-        if not name.startswith(_REASON) and name != _WEIGHT_VARIES
-    }
-
-    def finish(df: pl.DataFrame) -> pl.DataFrame:
-        result = _finish(df, built, keys, strict=strict, weight=weight)
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        result = _evaluate_frame(df, parsed, keys, y_true, y_score, weight, strict=strict)
         return mean_of_groups(result, names, weight) if mean else result
 
     if isinstance(frame, pl.DataFrame):
-        return finish(grouped.collect())
-    if mean:
-        out_schema = {m.name: pl.Float64 for m in built}
-    return grouped.map_batches(finish, schema=pl.Schema(out_schema))
+        return run(frame.select(needed))
+    out_schema = {m: pl.Float64 for m in names}
+    if not mean:
+        out_schema = {
+            **{key: schema[key] for key in keys},
+            **({weight: schema[weight]} if weight else {}),
+            **out_schema,
+        }
+    return lazy.select(needed).map_batches(run, schema=pl.Schema(out_schema))

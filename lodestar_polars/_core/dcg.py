@@ -18,9 +18,7 @@ from lodestar_polars._core.discount import cumulative_discount_table, cut_discou
 from lodestar_polars._core.ranking import rank_segments
 
 
-def tie_averaged_gain(
-    gain: Any, cum_above: Any, cum_through: Any, above: Any, through: Any
-) -> Any:
+def tie_averaged_gain(gain: Any, cum_above: Any, cum_through: Any, above: Any, through: Any) -> Any:
     """One row's share of its tie group's expected discounted gain.
 
     ``cum_above``/``cum_through`` are the cumulative (cut) discounts at the
@@ -53,9 +51,10 @@ def dcg_segments(
     k: int | None,
     log_base: float,
     ignore_ties: bool,
+    presorted: bool = False,
 ) -> np.ndarray:
     """DCG of each segment of the flat arrays ``gain``/``score``."""
-    ranking = rank_segments(score, length)
+    ranking = rank_segments(score, length, presorted=presorted)
     if ignore_ties:
         above = ranking.position
         through = above + 1
@@ -74,8 +73,11 @@ def ndcg_segments(
     *,
     k: int | None,
     ignore_ties: bool,
+    presorted: bool = False,
 ) -> np.ndarray:
     """NDCG of each segment: DCG over the DCG of the gains ranked by themselves."""
-    dcg = dcg_segments(gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties)
+    dcg = dcg_segments(
+        gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
+    )
     ideal = dcg_segments(gain, gain, length, k=k, log_base=2, ignore_ties=True)
     return normalized(dcg, ideal)

@@ -37,9 +37,14 @@ def ranking_loss(misordered: Any, n_relevant: Any, n: Any) -> Any:
 
 
 def _relevant_counts(
-    relevant: np.ndarray, score: np.ndarray, length: np.ndarray, weight: np.ndarray | None
+    relevant: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    weight: np.ndarray | None,
+    *,
+    presorted: bool = False,
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
-    ranking = rank_segments(score, length)
+    ranking = rank_segments(score, length, presorted=presorted)
     rel = np.asarray(relevant, dtype=bool)[ranking.order]
     w = np.ones(rel.size) if weight is None else np.asarray(weight, np.float64)[ranking.order]
     through = ranking.through_sum(w)
@@ -47,19 +52,23 @@ def _relevant_counts(
     return ranking, rel, through, through_rel
 
 
-def coverage_segments(relevant: np.ndarray, score: np.ndarray, length: np.ndarray) -> np.ndarray:
+def coverage_segments(
+    relevant: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool = False
+) -> np.ndarray:
     """Coverage error per segment: the largest ``through`` of a relevant row, 0 if none."""
-    ranking = rank_segments(score, length)
+    ranking = rank_segments(score, length, presorted=presorted)
     rel = np.asarray(relevant, dtype=bool)[ranking.order]
     cov = np.where(rel, ranking.through, 0).astype(np.float64)
     return np.maximum.reduceat(cov, ranking.start)
 
 
 def ranking_loss_segments(
-    relevant: np.ndarray, score: np.ndarray, length: np.ndarray
+    relevant: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool = False
 ) -> np.ndarray:
     """Label ranking loss per segment."""
-    ranking, rel, through, through_rel = _relevant_counts(relevant, score, length, None)
+    ranking, rel, through, through_rel = _relevant_counts(
+        relevant, score, length, None, presorted=presorted
+    )
     misordered = ranking.segment_sum(np.where(rel, misordered_pairs(through_rel, through), 0.0))
     n_rel = ranking.segment_sum(rel.astype(np.float64))
     return ranking_loss(misordered, n_rel, ranking.length.astype(np.float64))
@@ -70,6 +79,8 @@ def precision_mean_segments(
     score: np.ndarray,
     length: np.ndarray,
     weight: np.ndarray | None = None,
+    *,
+    presorted: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per segment: the (weighted) mean of :func:`precision_at` over relevant rows.
 
@@ -77,7 +88,9 @@ def precision_mean_segments(
     no (weighted) relevant row, and the callers decide that row's value (LRAP
     1.0, AP 0.0).
     """
-    ranking, rel, through, through_rel = _relevant_counts(relevant, score, length, weight)
+    ranking, rel, through, through_rel = _relevant_counts(
+        relevant, score, length, weight, presorted=presorted
+    )
     w = np.ones(rel.size) if weight is None else np.asarray(weight, np.float64)[ranking.order]
     w_rel = np.where(rel, w, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -89,9 +102,11 @@ def precision_mean_segments(
     return mean, total
 
 
-def lrap_segments(relevant: np.ndarray, score: np.ndarray, length: np.ndarray) -> np.ndarray:
+def lrap_segments(
+    relevant: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool = False
+) -> np.ndarray:
     """LRAP per segment: 1.0 when no label or every label is relevant."""
-    mean, n_rel = precision_mean_segments(relevant, score, length)
+    mean, n_rel = precision_mean_segments(relevant, score, length, presorted=presorted)
     degenerate = (n_rel == 0) | (n_rel == np.asarray(length))
     return np.where(degenerate, 1.0, mean)
 
@@ -101,7 +116,9 @@ def average_precision_segments(
     score: np.ndarray,
     length: np.ndarray,
     weight: np.ndarray | None = None,
+    *,
+    presorted: bool = False,
 ) -> np.ndarray:
     """Binary average precision per segment (step sum); 0.0 with no positive."""
-    mean, total = precision_mean_segments(relevant, score, length, weight)
+    mean, total = precision_mean_segments(relevant, score, length, weight, presorted=presorted)
     return np.where(total == 0, 0.0, np.maximum(mean, 0.0))

@@ -53,8 +53,14 @@ class Ranking:
         return csum[self.block_end] - csum[self.start[self.segment]]
 
 
-def rank_segments(score: np.ndarray, length: np.ndarray) -> Ranking:
-    """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows."""
+def rank_segments(score: np.ndarray, length: np.ndarray, *, presorted: bool = False) -> Ranking:
+    """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows.
+
+    With ``presorted=True`` the rows are taken to be in ranking order already
+    (each segment sorted by score descending, equal scores later input row
+    first, as a frame sort by ``(group, score, row index)`` descending gives),
+    and no sort is made: ``order`` is the identity.
+    """
     score = np.asarray(score, dtype=np.float64) + 0.0  # -0.0 == 0.0
     length = np.asarray(length, dtype=np.int64)
     n = score.size
@@ -62,7 +68,7 @@ def rank_segments(score: np.ndarray, length: np.ndarray) -> Ranking:
     np.cumsum(length[:-1], out=start[1:])
     segment_of_input = np.repeat(np.arange(length.size), length)
     index = np.arange(n)
-    order = np.lexsort((-index, -score, segment_of_input))
+    order = index if presorted else np.lexsort((-index, -score, segment_of_input))
     ranked = score[order]
     segment = segment_of_input[order]
     new_block = np.ones(n, dtype=bool)

@@ -45,9 +45,10 @@ def reciprocal_rank_segments(
     *,
     k: int | None,
     ignore_ties: bool,
+    presorted: bool = False,
 ) -> np.ndarray:
     """Reciprocal rank of the first relevant row of each segment; 0 when none."""
-    ranking = rank_segments(score, length)
+    ranking = rank_segments(score, length, presorted=presorted)
     rel = np.asarray(relevant, dtype=bool)[ranking.order]
     out = np.zeros(ranking.length.size, dtype=np.float64)
     if not rel.any():

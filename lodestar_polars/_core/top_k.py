@@ -22,13 +22,13 @@ def is_top_k(position: Any, k: int) -> Any:
 
 
 def top_k_segments(
-    is_true: np.ndarray, score: np.ndarray, length: np.ndarray, *, k: int
+    is_true: np.ndarray, score: np.ndarray, length: np.ndarray, *, k: int, presorted: bool = False
 ) -> np.ndarray:
     """1.0 where the segment's (single) true row ranks in the top ``k``, else 0.0.
 
     Segments must hold exactly one true row.
     """
-    ranking = rank_segments(score, length)
+    ranking = rank_segments(score, length, presorted=presorted)
     true = np.asarray(is_true, dtype=bool)[ranking.order]
     hit = np.where(true, is_top_k(ranking.position, k), False).astype(np.float64)
     return ranking.segment_sum(hit)
