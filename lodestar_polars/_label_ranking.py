@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from lodestar_polars._core.label_ranking import misordered_pairs, precision_at, ranking_loss
-from lodestar_polars._expr import Metric, as_float, binary_check, input_checks
+from lodestar_polars._expr import Check, Metric, as_float, binary_check, input_checks
 from lodestar_polars.typing import IntoExprColumn
 
 
@@ -36,6 +36,11 @@ class _Counts:
         ).mean()
 
 
+def _single_label_check() -> Check:
+    """scikit-learn refuses a single label column for coverage and ranking loss."""
+    return Check(pl.len() == 1, pl.lit("binary format is not supported"))
+
+
 def coverage_error_metric(
     y_true: IntoExprColumn, y_score: IntoExprColumn, *, name: str = "coverage_error"
 ) -> Metric:
@@ -44,7 +49,7 @@ def coverage_error_metric(
     # the worst relevant row's ``through``: rows scoring at least its score
     worst = c.score.filter(c.relevant).min()
     value = pl.when(c.n_relevant > 0).then((c.score >= worst).sum()).otherwise(0).cast(pl.Float64)
-    return Metric(name, value, c.checks)
+    return Metric(name, value, (*c.checks, _single_label_check()))
 
 
 def label_ranking_loss_metric(
@@ -53,7 +58,8 @@ def label_ranking_loss_metric(
     """The :class:`Metric` behind :func:`label_ranking_loss`."""
     c = _Counts(y_true, y_score, "label_ranking_loss")
     misordered = misordered_pairs(c.through_relevant, c.through).sum().cast(pl.Float64)
-    return Metric(name, ranking_loss(misordered, c.n_relevant, c.n), c.checks)
+    value = ranking_loss(misordered, c.n_relevant, c.n)
+    return Metric(name, value, (*c.checks, _single_label_check()))
 
 
 def label_ranking_average_precision_metric(
@@ -109,7 +115,8 @@ def coverage_error(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Expr:
     A relevant label tied with irrelevant ones counts as ranked below all of
     them.  A sample with no relevant label scores 0, which can take the mean
     below 1: that is scikit-learn's answer.  A group is refused (null) when
-    ``y_true`` is not binary, or a value is null, NaN or infinite.
+    ``y_true`` is not binary, a value is null, NaN or infinite, or the group
+    has a single label ("binary format is not supported", as scikit-learn).
 
     Examples
     --------
@@ -172,8 +179,9 @@ def label_ranking_loss(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Ex
     A tie between a relevant and an irrelevant label counts as a wrongly
     ordered pair, so a sample whose scores are all equal scores 1.0.  A sample
     whose labels are all relevant, or all irrelevant, scores 0.0.  A group is
-    refused (null) when ``y_true`` is not binary, or a value is null, NaN or
-    infinite.
+    refused (null) when ``y_true`` is not binary, a value is null, NaN or
+    infinite, or the group has a single label ("binary format is not
+    supported", as scikit-learn).
 
     Examples
     --------
