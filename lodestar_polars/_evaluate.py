@@ -10,12 +10,13 @@ single group-by evaluates the rules (the metric expressions' own
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
 import numpy as np
 import polars as pl
+from polars.io.plugins import register_io_source
 
 from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
 from lodestar_polars._core.label_ranking import (
@@ -306,6 +307,7 @@ def evaluate(
     weight: str | None = ...,
     strict: bool = ...,
     mean: bool = ...,
+    batch_rows: int | None = ...,
 ) -> pl.DataFrame: ...
 
 
@@ -320,6 +322,7 @@ def evaluate(
     weight: str | None = ...,
     strict: bool = ...,
     mean: bool = ...,
+    batch_rows: int | None = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -333,6 +336,7 @@ def evaluate(
     weight: str | None = None,
     strict: bool = True,
     mean: bool = False,
+    batch_rows: int | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate several metrics per group of a long frame.
 
@@ -363,6 +367,12 @@ def evaluate(
         Return one row: each metric's mean over the groups (weighted by
         ``weight`` when given), which is scikit-learn's number on the same
         data.  Null (refused) groups are left out of the mean.
+    batch_rows : int, default=None
+        For a ``LazyFrame``: hold about this many rows in memory at once
+        (default 5,000,000, about half a gigabyte).  A larger input is read in
+        parts of whole groups, assigned by a hash of the ``by`` columns, so it
+        need not be sorted; the scan is read once per part.  Ignored for a
+        ``DataFrame``, which is in memory already.
 
     Returns
     -------
@@ -456,17 +466,71 @@ def evaluate(
     parsed = [_parse(name, y_true, y_score) for name in names]
     needed = list(dict.fromkeys(columns.values()))
 
-    def run(df: pl.DataFrame) -> pl.DataFrame:
-        result = _evaluate_frame(df, parsed, keys, y_true, y_score, weight, strict=strict)
+    if isinstance(frame, pl.DataFrame):
+        result = _evaluate_frame(
+            frame.select(needed), parsed, keys, y_true, y_score, weight, strict=strict
+        )
         return mean_of_groups(result, names, weight) if mean else result
 
-    if isinstance(frame, pl.DataFrame):
-        return run(frame.select(needed))
-    out_schema = {m: pl.Float64 for m in names}
+    group_schema = {
+        **{key: schema[key] for key in keys},
+        **({weight: schema[weight]} if weight else {}),
+        **{m: pl.Float64 for m in names},
+    }
+
+    def batches() -> Iterator[pl.DataFrame]:
+        for part in _partitions(lazy.select(needed), keys, batch_rows):
+            yield _evaluate_frame(part, parsed, keys, y_true, y_score, weight, strict=strict)
+
+    per_group = _source(batches, group_schema).sort(keys, nulls_last=True)
     if not mean:
-        out_schema = {
-            **{key: schema[key] for key in keys},
-            **({weight: schema[weight]} if weight else {}),
-            **out_schema,
-        }
-    return lazy.select(needed).map_batches(run, schema=pl.Schema(out_schema))
+        return per_group
+    return per_group.map_batches(
+        lambda df: mean_of_groups(df, names, weight),
+        schema=pl.Schema({m: pl.Float64 for m in names}),
+    )
+
+
+DEFAULT_BATCH_ROWS = 5_000_000
+"""Rows :func:`evaluate` holds in memory at once for a ``LazyFrame`` (about 0.5 GB)."""
+
+
+def _partitions(
+    lazy: pl.LazyFrame, keys: list[str], batch_rows: int | None
+) -> Iterator[pl.DataFrame]:
+    """The frame in memory, in parts of whole groups of about ``batch_rows`` rows each.
+
+    Groups are assigned to parts by a hash of their keys, so the input need not
+    be sorted; each part is read with the streaming engine, which keeps only
+    that part's rows in memory (the scan is read once per part).
+    """
+    limit = DEFAULT_BATCH_ROWS if batch_rows is None else batch_rows
+    total = lazy.select(pl.len()).collect().item()
+    parts = max(1, -(-total // limit))
+    if parts == 1:
+        yield lazy.collect(engine="streaming")
+        return
+    bucket = pl.struct(keys).hash(seed=0) % parts
+    for i in range(parts):
+        part = lazy.filter(bucket == i).collect(engine="streaming")
+        if part.height:
+            yield part
+
+
+def _source(batches: Callable[[], Iterator[pl.DataFrame]], schema: dict[str, Any]) -> pl.LazyFrame:
+    """A LazyFrame whose rows are produced, when collected, by ``batches``."""
+
+    def io_source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        for df in batches():
+            if with_columns is not None:
+                df = df.select(with_columns)
+            if predicate is not None:
+                df = df.filter(predicate)
+            yield df
+
+    return register_io_source(io_source, schema=schema)
