@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lodestar_polars import arrays
 from lodestar_polars._dcg import dcg, ndcg
-from lodestar_polars._evaluate import evaluate
+from lodestar_polars._evaluate import Progress, evaluate
 from lodestar_polars._label_ranking import (
     average_precision,
     coverage_error,
@@ -28,6 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "InvalidParameterError",
+    "Progress",
     "RefusedGroupError",
     "UndefinedMetricWarning",
     "arrays",

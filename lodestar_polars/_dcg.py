@@ -37,8 +37,7 @@ def _document_count_check() -> Check:
     return Check(
         pl.len() < 2,
         pl.format(
-            "Computing NDCG is only meaningful when there is more than 1 document. "
-            "Got {} instead.",
+            "Computing NDCG is only meaningful when there is more than 1 document. Got {} instead.",
             pl.len(),
         ),
     )
@@ -79,9 +78,7 @@ def ndcg_metric(
     negative = Check(
         (gain < 0).any(), pl.lit("ndcg_score should not be used on negative y_true values.")
     )
-    return Metric(
-        name, value, (*input_checks(gain, score), negative, _document_count_check())
-    )
+    return Metric(name, value, (*input_checks(gain, score), negative, _document_count_check()))
 
 
 def dcg(

@@ -308,6 +308,7 @@ def evaluate(
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
+    progress: Callable[[Progress], None] | None = ...,
 ) -> pl.DataFrame: ...
 
 
@@ -323,6 +324,7 @@ def evaluate(
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
+    progress: Callable[[Progress], None] | None = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -337,6 +339,7 @@ def evaluate(
     strict: bool = True,
     mean: bool = False,
     batch_rows: int | None = None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame:
     """Evaluate several metrics per group of a long frame.
 
@@ -373,6 +376,9 @@ def evaluate(
         parts of whole groups, assigned by a hash of the ``by`` columns, so it
         need not be sorted; the scan is read once per part.  Ignored for a
         ``DataFrame``, which is in memory already.
+    progress : callable, default=None
+        For a ``LazyFrame``: called with a :class:`Progress` after each part
+        is evaluated (the command line uses it to show progress).
 
     Returns
     -------
@@ -479,8 +485,18 @@ def evaluate(
     }
 
     def batches() -> Iterator[pl.DataFrame]:
-        for part in _partitions(lazy.select(needed), keys, batch_rows):
-            yield _evaluate_frame(part, parsed, keys, y_true, y_score, weight, strict=strict)
+        rows_done = 0
+        for done, total, part in _partitions(lazy.select(needed), keys, batch_rows):
+            rows_done += part.height
+            groups = 0
+            if part.height:
+                result = _evaluate_frame(
+                    part, parsed, keys, y_true, y_score, weight, strict=strict
+                )
+                groups = result.height
+                yield result
+            if progress is not None:
+                progress(Progress(done, total, rows_done, groups))
 
     per_group = _source(batches, group_schema).sort(keys, nulls_last=True)
     if not mean:
@@ -495,9 +511,23 @@ DEFAULT_BATCH_ROWS = 5_000_000
 """Rows :func:`evaluate` holds in memory at once for a ``LazyFrame`` (about 0.5 GB)."""
 
 
+@dataclass(frozen=True)
+class Progress:
+    """Where a batched :func:`evaluate` stands, passed to its ``progress`` callback."""
+
+    parts_done: int
+    """Parts of the input evaluated so far."""
+    parts_total: int
+    """Parts the input is read in."""
+    rows_done: int
+    """Input rows evaluated so far."""
+    groups_in_part: int
+    """Groups in the part just evaluated."""
+
+
 def _partitions(
     lazy: pl.LazyFrame, keys: list[str], batch_rows: int | None
-) -> Iterator[pl.DataFrame]:
+) -> Iterator[tuple[int, int, pl.DataFrame]]:
     """The frame in memory, in parts of whole groups of about ``batch_rows`` rows each.
 
     Groups are assigned to parts by a hash of their keys, so the input need not
@@ -508,13 +538,11 @@ def _partitions(
     total = lazy.select(pl.len()).collect().item()
     parts = max(1, -(-total // limit))
     if parts == 1:
-        yield lazy.collect(engine="streaming")
+        yield 1, 1, lazy.collect(engine="streaming")
         return
     bucket = pl.struct(keys).hash(seed=0) % parts
     for i in range(parts):
-        part = lazy.filter(bucket == i).collect(engine="streaming")
-        if part.height:
-            yield part
+        yield i + 1, parts, lazy.filter(bucket == i).collect(engine="streaming")
 
 
 def _source(batches: Callable[[], Iterator[pl.DataFrame]], schema: dict[str, Any]) -> pl.LazyFrame:

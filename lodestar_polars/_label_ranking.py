@@ -210,9 +210,7 @@ def label_ranking_loss(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Ex
     return label_ranking_loss_metric(y_true, y_score).expr()
 
 
-def label_ranking_average_precision(
-    y_true: IntoExprColumn, y_score: IntoExprColumn
-) -> pl.Expr:
+def label_ranking_average_precision(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Expr:
     """How much of the ranking above each relevant label is itself relevant.
 
     scikit-learn's ``label_ranking_average_precision_score`` per sample: the

@@ -55,8 +55,9 @@ def check_array_like(
     raise InvalidParameterError(msg)
 
 
-# The set's text as scikit-learn prints it under PYTHONHASHSEED=0 (its order
-# follows string hashing there; here it is fixed).
+# The set as scikit-learn 1.9.1 prints it under PYTHONHASHSEED=0.  Its own
+# order follows string hashing (a set literal), so it varies between
+# interpreters; this text is fixed.
 _AVERAGE_OPTIONS = ("weighted", "macro", "micro", "samples")
 
 
@@ -158,6 +159,11 @@ def check_array(
     if numeric and getattr(dtype_orig, "kind", None) == "O":
         dtype = np.float64
     arr = np.asarray(array, dtype=dtype)
+    if numeric and arr.dtype.kind == "O":
+        # a list that NumPy can only hold as objects (None among numbers):
+        # scikit-learn keeps the objects and fails later, somewhere in its
+        # maths; convert now, as it does for an object array
+        arr = arr.astype(np.float64)
     if ensure_2d:
         if arr.ndim == 0:
             msg = (

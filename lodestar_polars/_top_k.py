@@ -33,8 +33,7 @@ def top_k_accuracy_metric(
     one_true = Check(
         n_true != 1,
         pl.format(
-            "top_k_accuracy needs exactly one true row per group (the true class). "
-            "Got {} instead.",
+            "top_k_accuracy needs exactly one true row per group (the true class). Got {} instead.",
             n_true,
         ),
     )

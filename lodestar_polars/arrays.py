@@ -736,8 +736,7 @@ def average_precision_score(
     if y_type == "binary":
         if present_labels.shape[0] == 2 and pos_label not in present_labels:
             msg = (
-                f"pos_label={pos_label} is not a valid label. It should be "
-                f"one of {present_labels}"
+                f"pos_label={pos_label} is not a valid label. It should be one of {present_labels}"
             )
             raise ValueError(msg)
         return _binary_average_precision(y_true, y_score, pos_label, sample_weight)
@@ -763,7 +762,7 @@ def average_precision_score(
                 f"`y_score.shape={shape}`."
             )
             raise ValueError(msg)
-        y_type = type_of_target(y_true, input_name="y_true")
+    y_type = type_of_target(y_true)  # again, as _average_binary_score does
     if y_type != "multilabel-indicator":
         msg = f"{y_type} format is not supported"
         raise ValueError(msg)

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
+from typing import TextIO
 from importlib import resources
 from pathlib import Path
 
 import polars as pl
 
-from lodestar_polars._evaluate import evaluate, mean_of_groups, metric_names
+from lodestar_polars._evaluate import Progress, evaluate, mean_of_groups, metric_names
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 DEFAULT_METRICS = ("ndcg@10", "dcg@10", "rr@10")
@@ -75,6 +77,26 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class ProgressLine:
+    """Prints one updating line (parts, rows, rate, time left) to a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.start = time.perf_counter()
+
+    def __call__(self, p: Progress) -> None:
+        elapsed = time.perf_counter() - self.start
+        rate = p.rows_done / elapsed if elapsed > 0 else 0.0
+        left = elapsed / p.parts_done * (p.parts_total - p.parts_done)
+        self.stream.write(
+            f"\rpart {p.parts_done}/{p.parts_total}  {p.rows_done:,} rows  "
+            f"{rate:,.0f} rows/s  ~{left:.0f} s left "
+        )
+        if p.parts_done == p.parts_total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
 def _weakest(per_query: pl.DataFrame, metric: str, keys: list[str], n: int) -> pl.DataFrame:
     return per_query.sort(metric, *keys, nulls_last=True).head(n)
 
@@ -94,6 +116,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             y_score=args.y_score,
             weight=args.weight,
             strict=not args.no_strict,
+            progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
         ).collect()
     except (InvalidParameterError, RefusedGroupError, ValueError, pl.exceptions.PolarsError) as exc:
         message = str(exc).replace("pass strict=False", "pass --no-strict")

@@ -77,3 +77,24 @@ def test_python_dash_m_runs_the_same_command() -> None:
     )
     assert proc.stdout.startswith("bundled example: 24 queries")
     assert "weakest 5 queries by ndcg@3:" in proc.stdout
+
+
+def test_progress_line_reports_parts_rows_rate_and_time_left() -> None:
+    import io
+
+    from lodestar_polars.cli import ProgressLine
+
+    stream = io.StringIO()
+    line = ProgressLine(stream)
+    line(lp.Progress(parts_done=1, parts_total=4, rows_done=1_000, groups_in_part=100))
+    line(lp.Progress(parts_done=4, parts_total=4, rows_done=4_000, groups_in_part=100))
+    text = stream.getvalue()
+    assert "\rpart 1/4  1,000 rows  " in text
+    assert "rows/s  ~" in text and " s left" in text
+    assert text.endswith("\n")  # the finished line is closed
+
+
+def test_quiet_when_not_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    # pytest's captured stderr is not a terminal: no progress line is written
+    assert run([]) == 0
+    assert capsys.readouterr().err == ""
