@@ -1,8 +1,10 @@
 """lodestar_polars: ranking metrics as Polars expressions, exact to scikit-learn.
 
+>>> import polars as pl
 >>> import lodestar_polars as lp
->>> sorted(lp.__all__)[:3]
-['InvalidParameterError', 'RefusedGroupError', 'UndefinedMetricWarning']
+>>> df = pl.DataFrame({"query": [1, 1, 1], "rel": [3, 2, 1], "score": [0.9, 0.8, 0.7]})
+>>> df.group_by("query").agg(lp.ndcg("rel", "score", k=10))["ndcg"].to_list()
+[1.0]
 """
 
 from __future__ import annotations

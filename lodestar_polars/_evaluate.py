@@ -490,9 +490,7 @@ def evaluate(
             rows_done += part.height
             groups = 0
             if part.height:
-                result = _evaluate_frame(
-                    part, parsed, keys, y_true, y_score, weight, strict=strict
-                )
+                result = _evaluate_frame(part, parsed, keys, y_true, y_score, weight, strict=strict)
                 groups = result.height
                 yield result
             if progress is not None:

@@ -12,9 +12,9 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
-from typing import TextIO
 from importlib import resources
 from pathlib import Path
+from typing import TextIO
 
 import polars as pl
 
@@ -85,6 +85,7 @@ class ProgressLine:
         self.start = time.perf_counter()
 
     def __call__(self, p: Progress) -> None:
+        """Redraw the line for ``p``; close it when the last part is done."""
         elapsed = time.perf_counter() - self.start
         rate = p.rows_done / elapsed if elapsed > 0 else 0.0
         left = elapsed / p.parts_done * (p.parts_total - p.parts_done)

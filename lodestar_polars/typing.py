@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 import polars as pl
 
-IntoExprColumn = Union[pl.Expr, str]
+IntoExprColumn = pl.Expr | str
 """A column name, or a Polars expression, that gives one value per row."""
 
 __all__ = ["IntoExprColumn"]

@@ -1,4 +1,4 @@
-"""Top-k accuracy: is the true class among the ``k`` best-ranked?
+"""Top-k accuracy: whether the true class is among the ``k`` best-ranked.
 
 Ranking order is score descending with equal scores broken by the later row
 first, which is what scikit-learn's ``argsort(kind="mergesort")[:, ::-1]``
