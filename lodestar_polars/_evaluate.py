@@ -239,7 +239,9 @@ def _evaluate_frame(
     if weight is not None:
         aggs += [
             pl.col(weight).first(),
-            (pl.col(weight).n_unique() > 1).alias(_WEIGHT_VARIES),
+            ((pl.col(weight).n_unique() > 1) | pl.col(weight).is_null().any()).alias(
+                _WEIGHT_VARIES
+            ),
         ]
     aggs += [
         pl.any_horizontal(*(c.refused for c in p.metric.checks)).alias(f"{_PREFIX}refused{i}")
@@ -249,8 +251,8 @@ def _evaluate_frame(
     if weight is not None and groups[_WEIGHT_VARIES].any():
         bad = groups.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
         msg = (
-            f"`weight` column {weight!r} must hold one value per group; group "
-            f"{_describe(bad, keys)} has several"
+            f"`weight` column {weight!r} must hold one non-null value per group; group "
+            f"{_describe(bad, keys)} has several, or a null"
         )
         raise ValueError(msg)
 
