@@ -49,7 +49,6 @@ from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._sklearn_compat import (
     assert_all_finite,
-    average as np_average,
     check_array,
     check_array_like,
     check_average,
@@ -59,6 +58,7 @@ from lodestar_polars._sklearn_compat import (
     column_or_1d,
     type_of_target,
 )
+from lodestar_polars._sklearn_compat import average as np_average
 from lodestar_polars._validation import check_bool, check_k, check_log_base
 from lodestar_polars.exceptions import UndefinedMetricWarning
 
@@ -229,6 +229,11 @@ def _binary_average_precision(
     return float(_binary_average_precisions(positive, score, length, weight)[0])
 
 
+def _sequential_sum(values: np.ndarray) -> np.float64:
+    """``0.0 + v[0] + v[1] + ...`` in this order (``np.sum`` would pair the terms)."""
+    return np.cumsum(np.concatenate(([0.0], values)))[-1]
+
+
 def _label_binarize(y_true: Any, classes: np.ndarray) -> np.ndarray:
     """One-hot ``int`` matrix of a multiclass target over ``classes`` (sorted)."""
     y = np.asarray(y_true).reshape(-1)
@@ -260,7 +265,10 @@ def _multilabel_average_precision(
         scores = _binary_average_precisions(positive, score, length, weight)
     elif average_ == "samples":
         if n_true != n_classes:
-            msg = f"Found input variables with inconsistent numbers of samples: [{n_true}, {n_classes}]"
+            msg = (
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{n_true}, {n_classes}]"
+            )
             raise ValueError(msg)
         average_weight = sample_weight
         positive, length = _rows(y_true == pos_label)
@@ -554,7 +562,7 @@ def top_k_accuracy_score(
     caller = "top_k_accuracy_score"
     check_array_like(y_true, "y_true", caller)
     check_array_like(y_score, "y_score", caller)
-    cut = check_k(k, caller, allow_none=False)
+    cut: int = check_k(k, caller, allow_none=False)  # type: ignore[assignment]
     normalize = check_bool(normalize, "normalize", caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
     check_array_like(labels, "labels", caller, allow_none=True)
@@ -955,14 +963,25 @@ def label_ranking_average_precision_score(
     relevant, length = _rows(y_true != 0)
     per_row = lrap_segments(relevant, y_score.reshape(-1), length)
     if sample_weight is None:
-        terms = per_row
-        total: Any = len(per_row)
-    else:
-        terms = per_row * np.asarray(sample_weight, dtype=np.float64)
-        total = np.sum(sample_weight)
-    # scikit-learn adds the rows one after the other: cumsum is that order
-    out = np.cumsum(np.concatenate(([0.0], terms)))[-1]
-    return float(out / total)
+        return float(_sequential_sum(per_row) / len(per_row))
+    n_relevant = np.count_nonzero(y_true, axis=1)
+    degenerate = (n_relevant == 0) | (n_relevant == y_true.shape[1])
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.ndim != 1:
+        # scikit-learn multiplies each row's value by sample_weight[i]
+        if isinstance(sample_weight, np.ndarray):
+            msg = "only 0-dimensional arrays can be converted to Python scalars"
+        else:
+            kind = "float" if degenerate[0] else "numpy.float64"
+            msg = f"can't multiply sequence by non-int of type '{kind}'"
+        raise TypeError(msg)
+    out: Any = _sequential_sum(per_row * weight)
+    if isinstance(sample_weight, (list, tuple)) and degenerate.all():
+        # scikit-learn's sum stayed a Python float (every row scored the
+        # literal 1.0, every weight a Python number): dividing it by a NumPy
+        # integer warns as an array division, not a scalar one
+        out = float(out)
+    return float(out / np.sum(sample_weight))
 
 
 @_binds_like_sklearn

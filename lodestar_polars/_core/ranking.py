@@ -54,7 +54,7 @@ class Ranking:
 
 
 def rank_segments(score: np.ndarray, length: np.ndarray, *, presorted: bool = False) -> Ranking:
-    """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows.
+    """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows (each >= 1).
 
     With ``presorted=True`` the rows are taken to be in ranking order already
     (each segment sorted by score descending, equal scores later input row
