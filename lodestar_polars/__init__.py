@@ -9,9 +9,10 @@
 
 from __future__ import annotations
 
-from lodestar_polars import arrays
+from lodestar_polars import arrays, trec
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
+from lodestar_polars._ir import hit_rate, precision, r_precision, recall
 from lodestar_polars._label_ranking import (
     average_precision,
     coverage_error,
@@ -38,9 +39,14 @@ __all__ = [
     "coverage_error",
     "dcg",
     "evaluate",
+    "hit_rate",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "ndcg",
+    "precision",
+    "r_precision",
+    "recall",
     "reciprocal_rank",
     "top_k_accuracy",
+    "trec",
 ]

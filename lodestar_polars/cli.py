@@ -104,6 +104,11 @@ def _weakest(per_query: pl.DataFrame, metric: str, keys: list[str], n: int) -> p
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Run the command with ``argv``; return the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["trec"]:  # `lodestar-polars trec QRELS RUN ...`: trec_eval's command
+        from lodestar_polars._trec_cli import run as run_trec
+
+        return run_trec(argv[1:])
     args = _parser().parse_args(argv)
     path = args.file if args.file is not None else example_path()
     keys = [k.strip() for k in args.by.split(",") if k.strip()]

@@ -1,0 +1,535 @@
+"""The IR family as Polars expressions: precision, recall, hit rate, R-precision.
+
+Each takes ``ties``, the rule for equal scores:
+
+``"average"`` (default)
+    the expectation over every ordering of each tie group, in closed form
+    (scikit-learn's rule for DCG): a relevant row in a tie group of ``c`` rows
+    at positions ``[a, a + c)`` is in the top ``k`` with chance
+    ``clip(k - a, 0, c) / c``; the first relevant row is in the top ``k``
+    unless the ``m = k - a`` tied rows that make the cut are all irrelevant,
+    with chance ``C(c - r, m) / C(c, m)``.
+``"trec_eval"``
+    score descending, then document id descending (``doc_id=``, compared as
+    text, byte-wise), trec_eval's order.
+``"input"``
+    score descending, equal scores in row order (the earlier row first).
+
+``n_relevant=`` gives the number of relevant documents of a group when the
+rows are not the whole truth (a run joined with qrels: the judged relevant
+documents the run missed count in recall and R-precision, as in trec_eval).
+Without it, the rows given are the whole truth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from lodestar_polars._core._ops import exp, log1p
+from lodestar_polars._core.ir import (
+    expected_hits_in_block,
+    hit_term,
+    precision_at,
+    ratio_or_zero,
+)
+from lodestar_polars._expr import Check, Metric, as_float, input_checks, ranks_as_counts, row_index
+from lodestar_polars._validation import check_k
+from lodestar_polars.exceptions import InvalidParameterError
+from lodestar_polars.typing import IntoExprColumn
+
+TIES = ("average", "trec_eval", "input")
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """The pieces every IR expression shares: relevance, score and the tie rule."""
+
+    relevant: pl.Expr
+    score: pl.Expr
+    ties: str
+    doc_id: pl.Expr | None
+    checks: tuple[Check, ...]
+
+    def in_order(self) -> pl.Expr:
+        """Relevance flags (Float64) in ranking order (``ties`` ``"trec_eval"`` or ``"input"``)."""
+        flags = self.relevant.cast(pl.Float64)
+        if self.ties == "trec_eval":
+            assert self.doc_id is not None
+            return flags.sort_by([self.score, self.doc_id], descending=[True, True])
+        return flags.sort_by([self.score, row_index()], descending=[True, False])
+
+    def hits(self, k: int | pl.Expr | None) -> pl.Expr:
+        """(Expected) relevant rows in the top ``k``; ``None``: all relevant rows."""
+        if k is None:
+            return self.relevant.cast(pl.Float64).sum()
+        if self.ties != "average":
+            return hit_term(self.in_order(), row_index(), k).cast(pl.Float64).sum()
+        above, through = ranks_as_counts(self.score)
+        block = (through - above).cast(pl.Float64)
+        flags = self.relevant.cast(pl.Float64)
+        return expected_hits_in_block(flags, block, above.cast(pl.Float64), k).sum()
+
+    def any_hit(self, k: int) -> pl.Expr:
+        """(Chance of) at least one relevant row in the top ``k``."""
+        if self.ties != "average":
+            return (self.hits(k) > 0).cast(pl.Float64)
+        best = self.score.filter(self.relevant).max()
+        above = (self.score > best).sum().cast(pl.Float64)
+        tied = self.score == best
+        block = tied.sum().cast(pl.Float64)
+        r = (tied & self.relevant).sum().cast(pl.Float64)
+        made = (pl.lit(float(k)) - above).clip(0.0, block)
+        offset = pl.int_range(0, made.cast(pl.Int64), dtype=pl.Int64).cast(pl.Float64)
+        log_miss = log1p(-r / (block - offset)).sum()
+        return pl.when(self.relevant.any()).then(1.0 - exp(log_miss)).otherwise(0.0)
+
+
+def _ranked(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    ties: str,
+    doc_id: IntoExprColumn | None,
+    relevance_level: float | None,
+    caller: str,
+) -> _Ranked:
+    if ties not in TIES:
+        msg = f"The 'ties' parameter of {caller} must be a str among {set(TIES)}. Got {ties!r}."
+        raise InvalidParameterError(msg)
+    if ties == "trec_eval" and doc_id is None:
+        msg = f"{caller}(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
+        raise InvalidParameterError(msg)
+    if relevance_level is not None and (
+        isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float))
+    ):
+        msg = (
+            f"The 'relevance_level' parameter of {caller} must be a number or None. "
+            f"Got {relevance_level!r}."
+        )
+        raise InvalidParameterError(msg)
+    gain, score = as_float(y_true), as_float(y_score)
+    relevant = gain > 0 if relevance_level is None else gain >= float(relevance_level)
+    checks = input_checks(gain, score)
+    doc = None
+    if ties == "trec_eval" and doc_id is not None:
+        doc = (pl.col(doc_id) if isinstance(doc_id, str) else doc_id).cast(pl.String)
+        checks = (
+            *checks,
+            Check(
+                doc.is_duplicated().any(),
+                pl.format(
+                    "doc_id {} repeats in the group.", doc.filter(doc.is_duplicated()).first()
+                ),
+            ),
+            Check(doc.is_null().any(), pl.lit("Input doc_id contains null.")),
+        )
+    return _Ranked(relevant, score, ties, doc, checks)
+
+
+def _n_relevant(
+    ranked: _Ranked, n_relevant: IntoExprColumn | None
+) -> tuple[pl.Expr, tuple[Check, ...]]:
+    """The denominator: ``n_relevant`` (one value per group) or the group's relevant rows."""
+    own = ranked.relevant.cast(pl.Float64).sum()
+    if n_relevant is None:
+        return own, ()
+    n = as_float(n_relevant)
+    checks = (
+        Check(
+            n.is_null().any() | n.is_nan().any(), pl.lit("Input n_relevant contains null or NaN.")
+        ),
+        Check(n.n_unique() > 1, pl.lit("n_relevant must hold one value per group.")),
+        Check(
+            n.first() < own,
+            pl.format(
+                "n_relevant ({}) is below the relevant rows of the group ({}).", n.first(), own
+            ),
+        ),
+    )
+    return n.first(), checks
+
+
+def precision_metric(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+    name: str = "precision",
+) -> Metric:
+    """The :class:`Metric` behind :func:`precision`."""
+    k = check_k(k, "precision")
+    r = _ranked(
+        y_true,
+        y_score,
+        ties=ties,
+        doc_id=doc_id,
+        relevance_level=relevance_level,
+        caller="precision",
+    )
+    # a Series literal, not a scalar one: Polars divides a group aggregate by a scalar
+    # float literal as a product with its reciprocal (3 / 10 -> 0.30000000000000004)
+    denominator = pl.len().cast(pl.Float64) if k is None else pl.lit(pl.Series([float(k)])).first()
+    return Metric(name, precision_at(r.hits(k), denominator), r.checks)
+
+
+def recall_metric(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    name: str = "recall",
+) -> Metric:
+    """The :class:`Metric` behind :func:`recall`."""
+    k = check_k(k, "recall")
+    r = _ranked(
+        y_true, y_score, ties=ties, doc_id=doc_id, relevance_level=relevance_level, caller="recall"
+    )
+    n, checks = _n_relevant(r, n_relevant)
+    return Metric(name, ratio_or_zero(r.hits(k), n), (*r.checks, *checks))
+
+
+def hit_rate_metric(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+    name: str = "hit_rate",
+) -> Metric:
+    """The :class:`Metric` behind :func:`hit_rate`."""
+    k = check_k(k, "hit_rate", allow_none=False)  # type: ignore[assignment]
+    r = _ranked(
+        y_true,
+        y_score,
+        ties=ties,
+        doc_id=doc_id,
+        relevance_level=relevance_level,
+        caller="hit_rate",
+    )
+    return Metric(name, r.any_hit(k), r.checks)
+
+
+def r_precision_metric(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+    n_relevant: IntoExprColumn | None = None,
+    name: str = "r_precision",
+) -> Metric:
+    """The :class:`Metric` behind :func:`r_precision`."""
+    r = _ranked(
+        y_true,
+        y_score,
+        ties=ties,
+        doc_id=doc_id,
+        relevance_level=relevance_level,
+        caller="r_precision",
+    )
+    n, checks = _n_relevant(r, n_relevant)
+    return Metric(name, ratio_or_zero(r.hits(n), n), (*r.checks, *checks))
+
+
+def precision(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+) -> pl.Expr:
+    r"""Precision at ``k`` of one group: relevant rows in the top ``k``, over ``k``.
+
+    .. math:: \mathrm{P@k} = \frac{|\{\text{relevant rows ranked in the top } k\}|}{k}
+
+    Parameters
+    ----------
+    y_true
+        Relevance of each row; relevant when above 0 (or at least
+        ``relevance_level``).
+    y_score
+        Scores the ranking was made from.
+    k : int, default=None
+        The cutoff.  The denominator is ``k`` even when the group has fewer
+        rows (trec_eval's ``P.k``, ranx's, Spark's).  ``None``: the whole group,
+        over its row count.
+    ties : {'average', 'trec_eval', 'input'}, default='average'
+        Equal scores: ``'average'`` is the expectation over their orderings
+        (a tie straddling ``k`` contributes ``r * (k - a) / c`` relevant rows),
+        ``'trec_eval'`` ranks them by ``doc_id`` descending, ``'input'`` in
+        row order.
+    doc_id : column name or expression, default=None
+        Document ids, compared as text; needed by ``ties='trec_eval'``.
+    relevance_level : float, default=None
+        A row is relevant when ``y_true >= relevance_level`` (trec_eval ``-l``).
+
+    Returns
+    -------
+    polars.Expr
+        A Float64 expression named ``precision``, one value per group, in [0, 1].
+
+    Raises
+    ------
+    InvalidParameterError
+        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``doc_id``.
+
+    See Also
+    --------
+    recall, hit_rate, r_precision
+    lodestar_polars.trec.evaluate : trec_eval's ``P.k`` from a run and its qrels.
+
+    Notes
+    -----
+    Precision does not see the order inside the top ``k``.  A group is
+    refused (null) when empty, or with a null, NaN or infinite value, or
+    (``ties='trec_eval'``) a repeated or null ``doc_id``.
+
+    Examples
+    --------
+    Three arrangements of one slate of ten, three relevant: the same P@10.
+
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> from lodestar_polars._ir import precision
+    >>> slates = {"top": "1110000000", "middle": "0001110000", "bottom": "0000000111"}
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "slate": [name for name in slates for _ in range(10)],
+    ...         "rel": [int(c) for s in slates.values() for c in s],
+    ...         "score": [10.0 - i for _ in slates for i in range(10)],
+    ...     }
+    ... )
+    >>> df.group_by("slate", maintain_order=True).agg(p10=precision("rel", "score", k=10))
+    shape: (3, 2)
+    ┌────────┬─────┐
+    │ slate  ┆ p10 │
+    │ ---    ┆ --- │
+    │ str    ┆ f64 │
+    ╞════════╪═════╡
+    │ top    ┆ 0.3 │
+    │ middle ┆ 0.3 │
+    │ bottom ┆ 0.3 │
+    └────────┴─────┘
+
+    A tie straddling the cutoff: two of four tied rows make the top 2, one of
+    the four is relevant, so half a relevant row is expected there.
+
+    >>> tie = pl.DataFrame({"rel": [0, 1, 0, 0], "score": [1.0] * 4, "doc": list("abcd")})
+    >>> tie.select(
+    ...     average=precision("rel", "score", k=2),
+    ...     trec_eval=precision("rel", "score", k=2, ties="trec_eval", doc_id="doc"),
+    ...     input=precision("rel", "score", k=2, ties="input"),
+    ... )
+    shape: (1, 3)
+    ┌─────────┬───────────┬───────┐
+    │ average ┆ trec_eval ┆ input │
+    │ ---     ┆ ---       ┆ ---   │
+    │ f64     ┆ f64       ┆ f64   │
+    ╞═════════╪═══════════╪═══════╡
+    │ 0.25    ┆ 0.0       ┆ 0.5   │
+    └─────────┴───────────┴───────┘
+    """
+    return precision_metric(
+        y_true, y_score, k=k, ties=ties, doc_id=doc_id, relevance_level=relevance_level
+    ).expr()
+
+
+def recall(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int | None = None,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+    n_relevant: IntoExprColumn | None = None,
+) -> pl.Expr:
+    r"""Recall at ``k`` of one group: relevant rows in the top ``k``, over all relevant.
+
+    .. math:: \mathrm{R@k} = \frac{|\{\text{relevant rows in the top } k\}|}{n_{relevant}}
+
+    Parameters
+    ----------
+    y_true, y_score, ties, doc_id, relevance_level
+        As in :func:`precision`.
+    k : int, default=None
+        The cutoff; ``None``: the whole group.
+    n_relevant : column name or expression, default=None
+        The number of relevant documents of the group, one value per group
+        (the judged relevant count from qrels: relevant documents not in the
+        rows then count, as in trec_eval).  Default: the group's relevant rows.
+
+    Returns
+    -------
+    polars.Expr
+        A Float64 expression named ``recall``; 0 for a group with nothing relevant.
+
+    See Also
+    --------
+    precision, hit_rate
+    lodestar_polars.trec.evaluate : trec_eval's ``recall.k`` from files.
+
+    Notes
+    -----
+    Refused (null) as :func:`precision`, and when ``n_relevant`` is null,
+    varies within the group, or is below the group's relevant rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars._ir import recall
+    >>> df = pl.DataFrame(
+    ...     {"q": [1, 1, 1], "rel": [1, 0, 1], "score": [0.9, 0.8, 0.1], "judged": [4, 4, 4]}
+    ... )
+    >>> df.group_by("q").agg(
+    ...     rows=recall("rel", "score", k=2),
+    ...     qrels=recall("rel", "score", k=2, n_relevant="judged"),
+    ... )
+    shape: (1, 3)
+    ┌─────┬──────┬───────┐
+    │ q   ┆ rows ┆ qrels │
+    │ --- ┆ ---  ┆ ---   │
+    │ i64 ┆ f64  ┆ f64   │
+    ╞═════╪══════╪═══════╡
+    │ 1   ┆ 0.5  ┆ 0.25  │
+    └─────┴──────┴───────┘
+    """
+    return recall_metric(
+        y_true,
+        y_score,
+        k=k,
+        ties=ties,
+        doc_id=doc_id,
+        relevance_level=relevance_level,
+        n_relevant=n_relevant,
+    ).expr()
+
+
+def hit_rate(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    k: int,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+) -> pl.Expr:
+    r"""Hit rate (trec_eval's success) at ``k``: 1 when a relevant row is in the top ``k``.
+
+    Parameters
+    ----------
+    y_true, y_score, ties, doc_id, relevance_level
+        As in :func:`precision`.
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    polars.Expr
+        A Float64 expression named ``hit_rate``: 0 or 1, or with
+        ``ties='average'`` the chance of a hit, in [0, 1].  Its mean is the
+        hit rate of the groups.
+
+    See Also
+    --------
+    precision, recall
+    lodestar_polars.trec.evaluate : trec_eval's ``success.k``.
+
+    Notes
+    -----
+    With ``ties='average'``: when the first tie group holding a relevant row
+    occupies positions ``[a, a + c)`` with ``r`` relevant rows and straddles
+    ``k``, ``m = k - a`` of its rows make the cut and the chance of a hit is
+    ``1 - C(c - r, m) / C(c, m)``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars._ir import hit_rate
+    >>> df = pl.DataFrame({"rel": [0, 0, 1, 0], "score": [2.0, 1.0, 1.0, 1.0]})
+    >>> df.select(hit_rate("rel", "score", k=2))
+    shape: (1, 1)
+    ┌──────────┐
+    │ hit_rate │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.333333 │
+    └──────────┘
+    """
+    return hit_rate_metric(
+        y_true, y_score, k=k, ties=ties, doc_id=doc_id, relevance_level=relevance_level
+    ).expr()
+
+
+def r_precision(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
+    relevance_level: float | None = None,
+    n_relevant: IntoExprColumn | None = None,
+) -> pl.Expr:
+    r"""R-precision of one group: precision at ``R``, the number of relevant documents.
+
+    .. math:: \mathrm{R\text{-}prec} = \mathrm{P@R} = \frac{|\{\text{relevant in the top } R\}|}{R}
+
+    Parameters
+    ----------
+    y_true, y_score, ties, doc_id, relevance_level
+        As in :func:`precision`.
+    n_relevant : column name or expression, default=None
+        ``R`` from the judgments (one value per group); default: the group's
+        relevant rows.
+
+    Returns
+    -------
+    polars.Expr
+        A Float64 expression named ``r_precision``; 0 with nothing relevant.
+
+    See Also
+    --------
+    precision, recall
+    lodestar_polars.trec.evaluate : trec_eval's ``Rprec``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars._ir import r_precision
+    >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [0.9, 0.8, 0.7, 0.1]})
+    >>> df.select(r_precision("rel", "score"))
+    shape: (1, 1)
+    ┌─────────────┐
+    │ r_precision │
+    │ ---         │
+    │ f64         │
+    ╞═════════════╡
+    │ 0.5         │
+    └─────────────┘
+    """
+    return r_precision_metric(
+        y_true,
+        y_score,
+        ties=ties,
+        doc_id=doc_id,
+        relevance_level=relevance_level,
+        n_relevant=n_relevant,
+    ).expr()
+
+
+__all__ = ["TIES", "hit_rate", "precision", "r_precision", "recall"]

@@ -1,0 +1,118 @@
+"""``lodestar-polars trec QRELS RUN``: trec_eval's command, on ``lp.trec.evaluate``.
+
+The options are trec_eval's (``-m``, ``-q``, ``-c``, ``-l``, ``-M``) and the
+default output is trec_eval's: ``measure<TAB>qid<TAB>value``, the measure
+name padded to 22 characters, values to 4 decimals (counts as integers),
+per-query lines (with ``-q``) before the ``all`` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from lodestar_polars.trec import MEASURES, evaluate, parse_measures
+
+_INTEGER = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lodestar-polars trec",
+        description=(
+            "Score a TREC run against its judgments as trec_eval 10.0 does. "
+            f"Measures: {', '.join(MEASURES)}; 'official' (the default) and 'all_trec'; "
+            "cutoffs as P.5,10; ndcg gains as ndcg.1=3,2=9; ranx / ir_measures names "
+            "such as ndcg@10 are read too."
+        ),
+    )
+    parser.add_argument("qrels", type=Path, help="judgments: qid iter docno rel")
+    parser.add_argument("run", type=Path, help="run: qid Q0 docno rank score tag")
+    parser.add_argument(
+        "-m", dest="measures", action="append", metavar="MEASURE", help="measure, repeatable"
+    )
+    parser.add_argument("-q", dest="per_query", action="store_true", help="per-query values too")
+    parser.add_argument(
+        "-c", dest="complete", action="store_true", help="score judged queries missing from the run"
+    )
+    parser.add_argument(
+        "-l", dest="level", type=int, default=1, metavar="N", help="relevance level (default 1)"
+    )
+    parser.add_argument(
+        "-M", dest="max_docs", type=int, default=None, metavar="N", help="documents per query"
+    )
+    parser.add_argument(
+        "--float32-scores",
+        action="store_true",
+        help="round scores to float32 before ranking (trec_eval 9, pytrec_eval)",
+    )
+    parser.add_argument(
+        "--format", choices=("trec", "csv", "json"), default="trec", help="output format"
+    )
+    return parser
+
+
+def _runid(path: Path) -> str:
+    """The tag of the run's first line, as trec_eval prints it."""
+    with path.open() as handle:
+        for line in handle:
+            fields = line.split()
+            if fields:
+                return fields[5] if len(fields) > 5 else ""
+    return ""
+
+
+def _value(kind: str, value: float) -> str:
+    return str(round(value)) if kind in _INTEGER else f"{value:.4f}"
+
+
+def run(argv: Sequence[str]) -> int:
+    """Run ``lodestar-polars trec`` with ``argv`` (after ``trec``); return the exit status."""
+    args = _parser().parse_args(argv)
+    names = args.measures or ["official"]
+    wants_runid = any(n in ("official", "all_trec", "runid") for n in names)
+    names = [n for n in names if n != "runid"]
+    try:
+        parsed = parse_measures(names) if names else []
+        result = (
+            evaluate(
+                args.run,
+                args.qrels,
+                names,
+                per_query=args.per_query,
+                complete=args.complete,
+                relevance_level=args.level,
+                max_docs=args.max_docs,
+                float32_scores=args.float32_scores,
+            )
+            if names
+            else pl.DataFrame(schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64})
+        )
+    except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
+        print(f"lodestar-polars trec: error: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "csv":
+        sys.stdout.write(result.write_csv())
+        return 0
+    if args.format == "json":
+        sys.stdout.write(result.write_json() + "\n")
+        return 0
+    kinds = {m.label: m.kind for m in parsed}
+    per_query = result.filter(pl.col("qid") != "all")
+    summary = result.filter(pl.col("qid") == "all")
+    out = [
+        f"{measure:<22}\t{qid}\t{_value(kinds[measure], value)}"
+        for qid, measure, value in per_query.iter_rows()
+    ]
+    if wants_runid:
+        out.append(f"{'runid':<22}\tall\t{_runid(args.run)}")
+    out += [
+        f"{measure:<22}\t{qid}\t{_value(kinds[measure], value)}"
+        for qid, measure, value in summary.iter_rows()
+    ]
+    sys.stdout.write("".join(f"{line}\n" for line in out))
+    return 0

@@ -1,0 +1,224 @@
+"""The IR expressions (precision, recall, hit rate, R-precision) and the textbook tables."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+import lodestar_polars.trec as trec
+from lodestar_polars._core.ir import exponential_gain
+from lodestar_polars._ir import hit_rate, precision, r_precision, recall
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+SLATES = {"top": "1110000000", "middle": "0001110000", "bottom": "0000000111"}
+
+
+def _slates(slates: dict[str, list[int]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "query": [name for name, rels in slates.items() for _ in rels],
+            "rel": [r for rels in slates.values() for r in rels],
+            "score": [float(len(rels) - i) for rels in slates.values() for i in range(len(rels))],
+        }
+    )
+
+
+def _per_group(df: pl.DataFrame, **exprs: pl.Expr) -> dict[str, list[float]]:
+    out = df.group_by("query", maintain_order=True).agg(**exprs)
+    return {name: out[name].to_list() for name in exprs}
+
+
+# --------------------------------------------------------------------------- textbook tables
+def test_three_arrangements_of_one_slate() -> None:
+    df = _slates({name: [int(c) for c in s] for name, s in SLATES.items()})
+    got = _per_group(
+        df,
+        p10=precision("rel", "score", k=10),
+        r10=recall("rel", "score", k=10),
+        rr=lp.reciprocal_rank("rel", "score"),
+        ap=lp.average_precision("rel", "score"),
+        ndcg=lp.ndcg("rel", "score"),
+    )
+    assert [round(v, 3) for v in got["p10"]] == [0.300, 0.300, 0.300]
+    assert got["r10"] == [1.0, 1.0, 1.0]
+    assert [round(v, 3) for v in got["rr"]] == [1.000, 0.250, 0.125]
+    assert [round(v, 3) for v in got["ap"]] == [1.000, 0.383, 0.216]
+    assert [round(v, 4) for v in got["ndcg"]] == [1.0000, 0.5508, 0.4250]
+
+
+def test_three_arrangements_through_trec_eval() -> None:
+    df = _slates({name: [int(c) for c in s] for name, s in SLATES.items()})
+    run = df.select(qid="query", docno=pl.format("d{}", pl.int_range(pl.len())), score="score")
+    qrels = run.with_columns(rel=df["rel"]).drop("score")
+    got = trec.evaluate(
+        run, qrels, ["P.10", "recip_rank", "map", "ndcg"], per_query=True, wide=True
+    )
+    got = got.filter(pl.col("qid") != "all").sort(pl.col("qid").replace({"top": 0, "middle": 1}))
+    assert [round(v, 3) for v in got["P_10"]] == [0.300] * 3
+    assert [round(v, 3) for v in got["recip_rank"]] == [1.000, 0.250, 0.125]
+    assert [round(v, 3) for v in got["map"]] == [1.000, 0.383, 0.216]
+    assert [round(v, 4) for v in got["ndcg"]] == [1.0000, 0.5508, 0.4250]
+
+
+def test_linear_and_exponential_gain() -> None:
+    df = _slates({"good": [3, 0, 0, 1, 1], "bad": [1, 1, 0, 0, 3]})
+    got = _per_group(
+        df,
+        linear=lp.ndcg("rel", "score"),
+        exponential=lp.ndcg(exponential_gain(pl.col("rel")), "score"),
+    )
+    assert [round(v, 4) for v in got["linear"]] == [0.9241, 0.6758]
+    assert [round(v, 4) for v in got["exponential"]] == [0.9615, 0.5336]
+    assert round(got["linear"][0] - got["linear"][1], 4) == 0.2484
+    assert round(got["exponential"][0] - got["exponential"][1], 4) == 0.4278
+
+
+def test_adjacent_swap_costs_more_at_the_top() -> None:
+    # one relevant item at position p (1-based), p = 1..10
+    slates = {str(p): [int(i == p - 1) for i in range(10)] for p in range(1, 11)}
+    ndcg = _per_group(_slates(slates), v=lp.ndcg("rel", "score"))["v"]
+    swaps = {(1, 2): 0.3691, (2, 3): 0.1309, (3, 4): 0.0693, (9, 10): 0.0120}
+    for (a, b), delta in swaps.items():
+        assert round(ndcg[a - 1] - ndcg[b - 1], 4) == delta
+    assert [round(ndcg[p - 1], 4) for p in (1, 2, 3, 9, 10)] == [1.0, 0.6309, 0.5, 0.3010, 0.2891]
+
+
+# --------------------------------------------------------------------------- ties
+def _brute_average(rel: list[int], score: list[float], metric, **options) -> float:  # type: ignore[no-untyped-def]
+    """Mean of the ``ties='input'`` value over every ordering of the rows (one group each)."""
+    perms = list(itertools.permutations(range(len(rel))))
+    df = pl.DataFrame(
+        {
+            "g": np.repeat(np.arange(len(perms)), len(rel)),
+            "rel": [rel[i] for perm in perms for i in perm],
+            "score": [score[i] for perm in perms for i in perm],
+        }
+    )
+    values = df.group_by("g").agg(metric("rel", "score", ties="input", **options).alias("v"))
+    return float(values["v"].mean())
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_average_ties_are_the_mean_over_orderings(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 7))
+    rel = rng.choice([0, 0, 1, 2], size=n).tolist()
+    score = rng.choice([0.0, 1.0, 2.0], size=n).astype(float).tolist()
+    k = int(rng.integers(1, n + 2))
+    df = pl.DataFrame({"rel": rel, "score": score})
+    cases = [
+        (precision, {"k": k}),
+        (recall, {"k": k}),
+        (hit_rate, {"k": k}),
+        (r_precision, {}),
+        (recall, {"k": k, "relevance_level": 2}),
+    ]
+    for metric, options in cases:
+        got = df.select(metric("rel", "score", **options)).item()
+        expected = _brute_average(rel, score, metric, **options)
+        assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12), (metric, options)
+
+
+def test_tie_policies_differ_as_stated() -> None:
+    df = pl.DataFrame({"rel": [1, 0, 0], "score": [1.0, 1.0, 1.0], "doc": ["a", "b", "c"]})
+    # trec_eval: c, b, a (doc id descending); input: a, b, c; average: 1/3 each position
+    got = df.select(
+        avg=hit_rate("rel", "score", k=1),
+        trec=hit_rate("rel", "score", k=1, ties="trec_eval", doc_id="doc"),
+        inp=hit_rate("rel", "score", k=1, ties="input"),
+    ).row(0)
+    assert got == pytest.approx((1 / 3, 0.0, 1.0))
+
+
+# --------------------------------------------------------------------------- trec_eval
+def test_joined_with_qrels_and_n_relevant_is_trec_eval() -> None:
+    """A run joined with its qrels, ties='trec_eval' and n_relevant: trec_eval's numbers."""
+    run = trec.read_run(DATA / "results.test")
+    qrels = trec.read_qrels(DATA / "qrels.test")
+    judged = qrels.group_by("qid").agg(judged=(pl.col("rel") >= 1).sum())
+    long = (
+        run.join(qrels.select("qid", "docno", "rel"), on=["qid", "docno"], how="left")
+        .with_columns(pl.col("rel").fill_null(0))
+        .join(judged, on="qid")
+        .collect()
+    )
+    opts = {"ties": "trec_eval", "doc_id": "docno"}
+    ours = (
+        long.group_by("qid")
+        .agg(
+            P_10=precision("rel", "score", k=10, **opts),
+            recall_100=recall("rel", "score", k=100, n_relevant="judged", **opts),
+            success_5=hit_rate("rel", "score", k=5, **opts),
+            Rprec=r_precision("rel", "score", n_relevant="judged", **opts),
+            rows_only=recall("rel", "score", k=100, **opts),
+        )
+        .sort("qid")
+    )
+    expected = trec.evaluate(
+        DATA / "results.test",
+        DATA / "qrels.test",
+        ["P.10", "recall.100", "success.5", "Rprec"],
+        per_query=True,
+        wide=True,
+    ).filter(pl.col("qid") != "all")
+    for name in ("P_10", "recall_100", "success_5", "Rprec"):
+        assert ours[name].to_list() == pytest.approx(expected[name].to_list(), rel=1e-12)
+    # without n_relevant the rows are the whole truth: a different (larger) recall
+    assert (ours["rows_only"] >= ours["recall_100"]).all()
+    assert (ours["rows_only"] > ours["recall_100"]).any()
+
+
+# --------------------------------------------------------------------------- paths, refusals
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        (precision, {"k": 2}),
+        (precision, {}),
+        (recall, {"k": 2}),
+        (hit_rate, {"k": 1}),
+        (r_precision, {}),
+        (precision, {"k": 2, "ties": "input"}),
+    ],
+)
+def test_every_path_agrees(paths, metric, options) -> None:  # type: ignore[no-untyped-def]
+    frame = paths.long_frame(
+        [[1, 0, 0, 1], [0, 0], [2, 0, 1], [1]],
+        [[0.5, 0.5, 0.2, 0.1], [1.0, 1.0], [0.3, 0.3, 0.3], [0.0]],
+    )
+    runs = {
+        path: paths.run_path(path, frame, metric, **options)
+        for path in ("group_by", "lazy", "streaming", "over", "select")
+    }
+    first = runs["group_by"]
+    for path, values in runs.items():
+        assert values == pytest.approx(first, rel=1e-12), path
+
+
+def test_refused_groups_and_bad_options() -> None:
+    df = pl.DataFrame(
+        {
+            "q": [1, 1, 2, 2],
+            "rel": [1, 0, 1, 1],
+            "score": [1.0, float("nan"), 1.0, 0.5],
+            "n": [5, 5, 1, 1],
+            "doc": ["a", "a", "a", "b"],
+        }
+    )
+    out = df.group_by("q", maintain_order=True).agg(
+        r=recall("rel", "score", n_relevant="n"),
+        p=precision("rel", "score", k=1, ties="trec_eval", doc_id="doc"),
+    )
+    assert out["r"].to_list() == [None, None]  # NaN score; n_relevant below the relevant rows
+    assert out["p"].to_list() == [None, 1.0]  # group 1: doc 'a' twice (and a NaN)
+    with pytest.raises(lp.InvalidParameterError, match="needs `doc_id=`"):
+        precision("rel", "score", ties="trec_eval")
+    with pytest.raises(lp.InvalidParameterError, match="The 'ties' parameter of recall"):
+        recall("rel", "score", ties="random")
+    with pytest.raises(lp.InvalidParameterError, match="The 'k' parameter of hit_rate"):
+        hit_rate("rel", "score", k=0)
