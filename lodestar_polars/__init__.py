@@ -12,7 +12,13 @@ from __future__ import annotations
 from lodestar_polars import arrays, trec
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
-from lodestar_polars._ir import hit_rate, precision, r_precision, recall
+from lodestar_polars._ir import (
+    average_precision_at_k,
+    hit_rate,
+    precision,
+    r_precision,
+    recall,
+)
 from lodestar_polars._label_ranking import (
     average_precision,
     coverage_error,
@@ -36,6 +42,7 @@ __all__ = [
     "UndefinedMetricWarning",
     "arrays",
     "average_precision",
+    "average_precision_at_k",
     "coverage_error",
     "dcg",
     "evaluate",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from lodestar_polars._core.dcg import discounted_gain, normalized, tie_averaged_gain
+from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._expr import (
     Check,
     Metric,
@@ -16,7 +17,22 @@ from lodestar_polars._expr import (
     row_index,
 )
 from lodestar_polars._validation import check_bool, check_k, check_log_base
+from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
+
+GAINS = ("linear", "exponential")
+
+
+def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> pl.Expr:
+    """The gain of each row as Float64: the relevance, or ``2 ** relevance - 1``."""
+    if not isinstance(gain, str) or gain not in GAINS:
+        msg = (
+            f"The 'gain' parameter of {caller} must be one of {{'linear', 'exponential'}}. "
+            f"Got {gain!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    relevance = as_float(y_true)
+    return exponential_gain(relevance) if gain == "exponential" else relevance
 
 
 def _dcg_value(
@@ -50,15 +66,16 @@ def dcg_metric(
     k: int | None = None,
     log_base: float = 2,
     ignore_ties: bool = False,
+    gain: str = "linear",
     name: str = "dcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`dcg`."""
     k = check_k(k, "dcg")
     log_base = check_log_base(log_base, "dcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "dcg")
-    gain, score = as_float(y_true), as_float(y_score)
-    value = _dcg_value(gain, score, k=k, log_base=log_base, ignore_ties=ignore_ties)
-    return Metric(name, value, (*input_checks(gain, score), _document_count_check()))
+    g, score = _gain(y_true, gain, "dcg"), as_float(y_score)
+    value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties)
+    return Metric(name, value, (*input_checks(g, score), _document_count_check()))
 
 
 def ndcg_metric(
@@ -67,18 +84,19 @@ def ndcg_metric(
     *,
     k: int | None = None,
     ignore_ties: bool = False,
+    gain: str = "linear",
     name: str = "ndcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`ndcg`."""
     k = check_k(k, "ndcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "ndcg")
-    gain, score = as_float(y_true), as_float(y_score)
-    dcg = _dcg_value(gain, score, k=k, log_base=2.0, ignore_ties=ignore_ties)
-    value = normalized(dcg, _ideal_dcg(gain, k=k))
+    g, score = _gain(y_true, gain, "ndcg"), as_float(y_score)
+    dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties)
+    value = normalized(dcg, _ideal_dcg(g, k=k))
     negative = Check(
-        (gain < 0).any(), pl.lit("ndcg_score should not be used on negative y_true values.")
+        (g < 0).any(), pl.lit("ndcg_score should not be used on negative y_true values.")
     )
-    return Metric(name, value, (*input_checks(gain, score), negative, _document_count_check()))
+    return Metric(name, value, (*input_checks(g, score), negative, _document_count_check()))
 
 
 def dcg(
@@ -88,13 +106,15 @@ def dcg(
     k: int | None = None,
     log_base: float = 2,
     ignore_ties: bool = False,
+    gain: str = "linear",
 ) -> pl.Expr:
     r"""Discounted cumulative gain of one group: scikit-learn's ``dcg_score`` per query.
 
     .. math:: \mathrm{DCG@k} = \sum_{i < k} \frac{\mathrm{rel}_{(i)}}{\log_b(i + 2)}
 
     where ``rel_(i)`` is the relevance at 0-based position ``i`` of the ranking
-    by descending ``y_score``.  Gains are linear (the relevance itself).
+    by descending ``y_score``.  Gains are linear (the relevance itself) unless
+    ``gain='exponential'``, which puts ``2 ** rel - 1`` in its place.
 
     Parameters
     ----------
@@ -112,6 +132,10 @@ def dcg(
         Rank equal scores in a fixed order (the later row first) instead of
         averaging over their orderings.  Faster; correct only when the scores
         have no ties.
+    gain : {'linear', 'exponential'}, default='linear'
+        ``'linear'``: the gain is the relevance (scikit-learn, trec_eval);
+        ``'exponential'``: ``2 ** relevance - 1`` (Burges et al., ranx's
+        ``dcg_burges``), applied to ``y_true`` before anything else.
 
     Returns
     -------
@@ -124,7 +148,8 @@ def dcg(
     ------
     InvalidParameterError
         ``k`` below 1 or not an int, ``log_base`` outside (0, inf) (zero,
-        negative, NaN, inf), a non-bool ``ignore_ties``: scikit-learn's sentence.
+        negative, NaN, inf), a non-bool ``ignore_ties``: scikit-learn's sentence;
+        a ``gain`` other than ``'linear'`` or ``'exponential'``.
 
     See Also
     --------
@@ -184,8 +209,25 @@ def dcg(
     │ a     ┆ 9.499458 ┆ 5.0      │
     │ b     ┆ 12.67115 ┆ 7.5      │
     └───────┴──────────┴──────────┘
+
+    Exponential gains, ``2 ** rel - 1``, on a perfect ranking:
+
+    >>> perfect = pl.DataFrame({"rel": [3, 2, 1, 0], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> perfect.select(
+    ...     linear=lp.dcg("rel", "score"), exponential=lp.dcg("rel", "score", gain="exponential")
+    ... )
+    shape: (1, 2)
+    ┌─────────┬─────────────┐
+    │ linear  ┆ exponential │
+    │ ---     ┆ ---         │
+    │ f64     ┆ f64         │
+    ╞═════════╪═════════════╡
+    │ 4.76186 ┆ 9.392789    │
+    └─────────┴─────────────┘
     """
-    return dcg_metric(y_true, y_score, k=k, log_base=log_base, ignore_ties=ignore_ties).expr()
+    return dcg_metric(
+        y_true, y_score, k=k, log_base=log_base, ignore_ties=ignore_ties, gain=gain
+    ).expr()
 
 
 def ndcg(
@@ -194,6 +236,7 @@ def ndcg(
     *,
     k: int | None = None,
     ignore_ties: bool = False,
+    gain: str = "linear",
 ) -> pl.Expr:
     r"""Normalized DCG of one group: scikit-learn's ``ndcg_score`` per query.
 
@@ -215,6 +258,12 @@ def ndcg(
     ignore_ties : bool, default=False
         Rank equal scores with the later row first instead of averaging over
         their orderings.
+    gain : {'linear', 'exponential'}, default='linear'
+        ``'linear'``: the gain is the relevance (scikit-learn, trec_eval);
+        ``'exponential'``: ``2 ** relevance - 1`` in both the DCG and its
+        ideal (Burges et al., ranx's ``ndcg_burges``).  The exponential gain
+        widens the gap between a ranking that puts its best row first and
+        one that does not.
 
     Returns
     -------
@@ -224,7 +273,8 @@ def ndcg(
     Raises
     ------
     InvalidParameterError
-        ``k`` below 1 or not an int, or a non-bool ``ignore_ties``.
+        ``k`` below 1 or not an int, a non-bool ``ignore_ties``, or a ``gain``
+        other than ``'linear'`` or ``'exponential'``.
 
     See Also
     --------
@@ -274,5 +324,27 @@ def ndcg(
     │ a     ┆ 0   ┆ 0.2   ┆ 0.428056  │
     │ a     ┆ 0   ┆ 0.3   ┆ 0.428056  │
     └───────┴─────┴───────┴───────────┘
+
+    Linear against exponential gain on two rankings of the labels 3, 1, 1, 0, 0:
+
+    >>> two = pl.DataFrame(
+    ...     {
+    ...         "ranking": ["good"] * 5 + ["bad"] * 5,
+    ...         "rel": [3, 0, 0, 1, 1, 1, 1, 0, 0, 3],
+    ...         "score": [5.0, 4.0, 3.0, 2.0, 1.0] * 2,
+    ...     }
+    ... )
+    >>> two.group_by("ranking", maintain_order=True).agg(
+    ...     linear=lp.ndcg("rel", "score"), exponential=lp.ndcg("rel", "score", gain="exponential")
+    ... )
+    shape: (2, 3)
+    ┌─────────┬──────────┬─────────────┐
+    │ ranking ┆ linear   ┆ exponential │
+    │ ---     ┆ ---      ┆ ---         │
+    │ str     ┆ f64      ┆ f64         │
+    ╞═════════╪══════════╪═════════════╡
+    │ good    ┆ 0.924133 ┆ 0.961456    │
+    │ bad     ┆ 0.675753 ┆ 0.533629    │
+    └─────────┴──────────┴─────────────┘
     """
-    return ndcg_metric(y_true, y_score, k=k, ignore_ties=ignore_ties).expr()
+    return ndcg_metric(y_true, y_score, k=k, ignore_ties=ignore_ties, gain=gain).expr()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, overload
 
 import numpy as np
@@ -19,6 +20,14 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
+from lodestar_polars._core.ir import (
+    average_precision_at_k_segments,
+    exponential_gain,
+    hit_rate_segments,
+    precision_segments,
+    r_precision_segments,
+    recall_segments,
+)
 from lodestar_polars._core.label_ranking import (
     average_precision_segments,
     coverage_segments,
@@ -29,6 +38,13 @@ from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._dcg import dcg_metric, ndcg_metric
 from lodestar_polars._expr import Metric, as_float
+from lodestar_polars._ir import (
+    average_precision_at_k_metric,
+    hit_rate_metric,
+    precision_metric,
+    r_precision_metric,
+    recall_metric,
+)
 from lodestar_polars._label_ranking import (
     average_precision_metric,
     coverage_error_metric,
@@ -78,6 +94,12 @@ def _true(g: np.ndarray) -> np.ndarray:
     return g == 1.0
 
 
+def _exponential(g: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        gain = exponential_gain(g)
+    return np.where(np.isfinite(gain), gain, 0.0)  # an overflow refuses the group
+
+
 @dataclass(frozen=True)
 class _Spec:
     builder: Callable[..., Metric]
@@ -120,6 +142,37 @@ _METRICS: dict[str, _Spec] = {
     "label_ranking_average_precision": _Spec(
         label_ranking_average_precision_metric, _ranked(lrap_segments, _true), takes_k=False
     ),
+    # ranx's Burges (N)DCG: the gain 2^rel - 1
+    "dcg_burges": _Spec(
+        partial(dcg_metric, gain="exponential"),
+        _ranked(dcg_segments, _exponential, log_base=2, ignore_ties=False),
+        takes_k=True,
+        defaults={"k": None},
+    ),
+    "ndcg_burges": _Spec(
+        partial(ndcg_metric, gain="exponential"),
+        _ranked(ndcg_segments, _exponential, ignore_ties=False),
+        takes_k=True,
+        defaults={"k": None},
+    ),
+    # the IR family, the rows as the whole truth (relevant: y_true > 0), ties averaged
+    "precision": _Spec(
+        precision_metric, _ranked(precision_segments, _positive), takes_k=True, defaults={"k": None}
+    ),
+    "recall": _Spec(
+        recall_metric, _ranked(recall_segments, _positive), takes_k=True, defaults={"k": None}
+    ),
+    # no "k" in defaults: a cutoff is required
+    "hit_rate": _Spec(hit_rate_metric, _ranked(hit_rate_segments, _positive), takes_k=True),
+    "r_precision": _Spec(
+        r_precision_metric, _ranked(r_precision_segments, _positive), takes_k=False
+    ),
+    "average_precision_at_k": _Spec(
+        average_precision_at_k_metric,
+        _ranked(average_precision_at_k_segments, _positive, denominator="relevant"),
+        takes_k=True,
+        defaults={"k": None},
+    ),
 }
 _ALIASES = {
     "rr": "reciprocal_rank",
@@ -128,13 +181,67 @@ _ALIASES = {
     "ap": "average_precision",
     "top_k": "top_k_accuracy",
     "lrap": "label_ranking_average_precision",
+    "p": "precision",
+    "r": "recall",
+    "success": "hit_rate",
+    "rprec": "r_precision",
+    "r-precision": "r_precision",
+    "map": "average_precision_at_k",
+    "map_cut": "average_precision_at_k",
+    "ndcg_cut": "ndcg",
 }
-_NAME = re.compile(r"^(?P<name>[a-z_]+)(@(?P<k>[0-9]+))?$")
+# trec_eval's and ir_measures' spellings that a lowercase look-up would misread
+# ("AP@100" is ir_measures' AP cut at 100; "ap" is scikit-learn's AP)
+_CASED_ALIASES = {
+    "AP": "average_precision_at_k",
+    "P": "precision",
+    "R": "recall",
+    "RR": "reciprocal_rank",
+    "Rprec": "r_precision",
+    "Success": "hit_rate",
+    "nDCG": "ndcg",
+}
+# trec_eval names whose cutoff follows a dot ("P.10") or, as printed, an underscore ("P_10")
+_TREC_CUTOFF = frozenset({"p", "recall", "success", "ndcg_cut", "map_cut"})
+# trec_eval names that always take a cutoff
+_NEEDS_CUTOFF = frozenset({"ndcg_cut", "map_cut"})
+# names of other tools that mean something lp.evaluate does not compute
+_NOT_OFFERED = {
+    "hits": (
+        "ranx's 'hits' is the number of relevant rows in the top k, not the hit rate: write "
+        "'hit_rate@k' for the chance of a hit, or 'precision@k' (times k) for the count"
+    ),
+}
+_NAME = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+))?$")
 
 
 def metric_names() -> list[str]:
     """Every name :func:`evaluate` accepts (aliases included), sorted."""
-    return sorted([*_METRICS, *_ALIASES])
+    return sorted({*_METRICS, *_ALIASES, *_CASED_ALIASES})
+
+
+def _canonical(text: str) -> tuple[str, str | None] | None:
+    """``(metric, cutoff text)`` a name stands for, or None when it names nothing."""
+    match = _NAME.match(text.strip())
+    if not match:
+        return None
+    written, key = match["name"], match["name"].lower()
+    if match["sep"] is not None and match["sep"] != "@" and key not in _TREC_CUTOFF:
+        return None
+    if key in _NOT_OFFERED:
+        msg = f"metric {text!r}: {_NOT_OFFERED[key]}"
+        raise InvalidParameterError(msg)
+    name = _CASED_ALIASES.get(written) or _ALIASES.get(key, key)
+    if name not in _METRICS:
+        return None
+    needs_cutoff = key in _NEEDS_CUTOFF or (
+        _METRICS[name].takes_k and "k" not in _METRICS[name].defaults
+    )
+    if needs_cutoff and match["k"] is None:
+        example = f"{written}.10" if key in _NEEDS_CUTOFF else f"{written}@10"
+        msg = f"metric {text!r}: {written} needs a cutoff, write it as {example!r} (say)"
+        raise InvalidParameterError(msg)
+    return name, match["k"]
 
 
 @dataclass(frozen=True)
@@ -145,21 +252,24 @@ class _Parsed:
 
 
 def _parse(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> _Parsed:
-    match = _NAME.match(text.strip().lower()) if isinstance(text, str) else None
-    name = match and _ALIASES.get(match["name"], match["name"])
-    if not match or name not in _METRICS:
+    found = _canonical(text) if isinstance(text, str) else None
+    if found is None:
         msg = (
             f"unknown metric {text!r}: expected a name among {metric_names()}, "
-            "optionally followed by @k for a cutoff (e.g. 'ndcg@10')"
+            "optionally followed by @k for a cutoff (e.g. 'ndcg@10'), or a trec_eval name "
+            "with its cutoff after a dot (e.g. 'P.10', 'ndcg_cut.10')"
         )
         raise InvalidParameterError(msg)
+    name, cutoff = found
     spec = _METRICS[name]
     options = dict(spec.defaults)
-    if match["k"] is not None:
+    if cutoff is not None:
         if not spec.takes_k:
-            msg = f"metric {text!r}: {name} takes no cutoff, write it without '@{match['k']}'"
+            msg = f"metric {text!r}: {name} takes no cutoff, write it without '@{cutoff}'"
+            if name == "average_precision":
+                msg += " (AP cut at k is 'map@k')"
             raise InvalidParameterError(msg)
-        options["k"] = int(match["k"])
+        options["k"] = int(cutoff)
     metric = spec.builder(y_true, y_score, name=text, **options)  # validates options
     return _Parsed(metric, spec, options)
 
@@ -355,8 +465,16 @@ def evaluate(
         ``"dcg"``, ``"ndcg"``, ``"reciprocal_rank"`` (``"rr"``, ``"mrr"``),
         ``"average_precision"`` (``"ap"``), ``"top_k_accuracy"``,
         ``"coverage_error"``, ``"label_ranking_loss"``,
-        ``"label_ranking_average_precision"`` (``"lrap"``); e.g.
+        ``"label_ranking_average_precision"`` (``"lrap"``), ``"precision"``,
+        ``"recall"``, ``"hit_rate@k"``, ``"r_precision"``,
+        ``"average_precision_at_k"`` (``"map"``), ``"dcg_burges"``,
+        ``"ndcg_burges"``, and the names of trec_eval, ranx and ir_measures as
+        they write them (``"P.10"``, ``"nDCG@10"``, ``"map_cut.100"``,
+        ``"AP@100"``, ``"Rprec"``, ``"success.5"``, ...); e.g.
         ``["ndcg@10", "rr@10", "ap"]``.  Each becomes a column of that name.
+        The IR names see the rows as the whole truth, ties averaged
+        (scikit-learn's view), not trec_eval's qrels denominators or tie
+        order: for those, :func:`lodestar_polars.trec.evaluate`.
     by
         The column(s) that identify a group (a query, a sample).
     y_true, y_score

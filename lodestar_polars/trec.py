@@ -399,7 +399,6 @@ _ALIASES: dict[str, tuple[str, bool]] = {
     "recall": ("recall", True),
     "r": ("recall", True),
     "hit_rate": ("success", True),
-    "hits": ("success", True),
     "success": ("success", True),
 }
 _PLAIN_ALIASES = {

@@ -907,11 +907,15 @@ def test_evaluate_weights_summing_to_zero_raise() -> None:
     [
         (
             "foo",
-            "unknown metric 'foo': expected a name among ['ap', 'average_precision', "
-            "'coverage_error', 'dcg', 'label_ranking_average_precision', "
-            "'label_ranking_loss', 'lrap', 'mrr', 'ndcg', 'recip_rank', 'reciprocal_rank', "
-            "'rr', 'top_k', 'top_k_accuracy'], optionally followed by @k for a cutoff "
-            "(e.g. 'ndcg@10')",
+            "unknown metric 'foo': expected a name among ['AP', 'P', 'R', 'RR', 'Rprec', "
+            "'Success', 'ap', 'average_precision', 'average_precision_at_k', "
+            "'coverage_error', 'dcg', 'dcg_burges', 'hit_rate', "
+            "'label_ranking_average_precision', 'label_ranking_loss', 'lrap', 'map', "
+            "'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'p', 'precision', "
+            "'r', 'r-precision', 'r_precision', 'recall', 'recip_rank', 'reciprocal_rank', "
+            "'rprec', 'rr', 'success', 'top_k', 'top_k_accuracy'], optionally followed by @k "
+            "for a cutoff (e.g. 'ndcg@10'), or a trec_eval name with its cutoff after a dot "
+            "(e.g. 'P.10', 'ndcg_cut.10')",
         ),
         ("ndcg@", "unknown metric 'ndcg@'"),
         ("ndcg@2.5", "unknown metric 'ndcg@2.5'"),

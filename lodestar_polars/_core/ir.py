@@ -41,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from lodestar_polars._core._ops import exp
+from lodestar_polars._core._ops import exp, log1p
 from lodestar_polars._core.discount import cut_discount
+from lodestar_polars._core.ranking import Ranking, rank_segments
 
 
 # --------------------------------------------------------------------------- row formulas
@@ -102,6 +103,49 @@ def expected_hits_in_block(relevant_in_block: Any, block: Any, above: Any, k: An
     return relevant_in_block * made / block
 
 
+def log_miss_term(relevant_in_block: Any, block: Any, offset: Any) -> Any:
+    """``ln(1 - r / (c - j))``: the ``j``-th tied row drawn misses, the earlier ones having missed.
+
+    Summed over ``j < m`` it is ``ln C(c - r, m) - ln C(c, m)``, the log of
+    :func:`miss_probability`, as a running product of per-draw chances.  When
+    more rows are drawn than the block has irrelevant ones (``j >= c - r``) a
+    hit is certain: the chance ``r / (c - j)`` is capped at 1, the draw
+    ``j = c - r`` gives ``ln 0 = -inf`` and the sum, whatever follows, ``-inf``.
+    """
+    chance = relevant_in_block / (block - offset)
+    return log1p(-(chance - (chance - 1.0) * (chance > 1.0)))
+
+
+def expected_average_precision_term(
+    relevant_in_block: Any,
+    block: Any,
+    above: Any,
+    relevant_above: Any,
+    position: Any,
+    k: int | None,
+) -> Any:
+    """Expected precision-at-a-relevant-row term of 0-based ``position``, over a tie's orderings.
+
+    The position lies in a tie block ``[above, above + block)`` holding
+    ``relevant_in_block`` (``r``) relevant rows, with ``relevant_above``
+    (``R``) relevant rows ranked above the block.  Every ordering of the block
+    being equally likely, the position holds a relevant row with chance
+    ``r / c``, and given that, the ``position - above`` block positions before
+    it hold ``(position - above) * (r - 1) / (c - 1)`` relevant rows on
+    average, so (linearity of expectation)
+
+    ``E[rel * cum_relevant / (position + 1)] = r / c * (R + 1 + (position - above)
+    * (r - 1) / (c - 1)) / (position + 1)``,
+
+    cut at ``k``.  A block of one row is :func:`average_precision_term`.
+    The term depends on the position only, not on which row is there: summed
+    over the positions of a query it is the expected numerator of AP@k.
+    """
+    before = (position - above) * (relevant_in_block - 1.0) / (block - 1.0 + (block == 1))
+    share = relevant_in_block / block * (relevant_above + 1.0 + before) / (position + 1.0)
+    return share * cut(position, k)
+
+
 def log_choose(n: Any, m: Any) -> Any:
     """``ln C(n, m)`` through sums of logs (``lgamma`` is not in both array kinds).
 
@@ -158,6 +202,148 @@ def segment_cumsum(values: np.ndarray, start: np.ndarray, segment: np.ndarray) -
     total = np.cumsum(values, dtype=np.int64)
     before = np.concatenate(([0], total))[start]
     return total - before[segment]
+
+
+# --------------------------------------------------------------------------- scikit-learn view
+# The rows of a segment are its whole truth (no n_relevant), ties averaged:
+# ``lp.evaluate``'s cores for the IR expressions of ``lodestar_polars._ir``.
+@dataclass(frozen=True)
+class _Blocks:
+    """Tie blocks of ranked segments, with the relevant rows in and above each."""
+
+    ranking: Ranking
+    relevant: np.ndarray
+    """Relevance flag of each ranked row (float64, 0 or 1)."""
+    in_block: np.ndarray
+    """Relevant rows of each ranked row's tie block."""
+    before_block: np.ndarray
+    """Relevant rows of the segment ranked above each row's tie block."""
+    n_relevant: np.ndarray
+    """Relevant rows of each segment."""
+
+    @property
+    def block(self) -> np.ndarray:
+        return (self.ranking.through - self.ranking.above).astype(np.float64)
+
+    @property
+    def above(self) -> np.ndarray:
+        return self.ranking.above.astype(np.float64)
+
+    def hits(self, k: Any) -> np.ndarray:
+        """Expected relevant rows in the top ``k`` (per segment, or an array of them)."""
+        if k is None:
+            return self.n_relevant
+        kk = k if np.isscalar(k) else np.asarray(k, dtype=np.float64)[self.ranking.segment]
+        terms = expected_hits_in_block(self.relevant, self.block, self.above, kk)
+        return self.ranking.segment_sum(terms)
+
+
+def _blocks(
+    truth: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool
+) -> _Blocks:
+    ranking = rank_segments(score, length, presorted=presorted)
+    relevant = np.asarray(truth, dtype=bool)[ranking.order].astype(np.float64)
+    csum = np.concatenate(([0.0], np.cumsum(relevant)))
+    in_block = csum[ranking.block_end] - csum[ranking.block_start]
+    before = csum[ranking.block_start] - csum[ranking.start[ranking.segment]]
+    n_relevant = ranking.segment_sum(relevant)
+    return _Blocks(ranking, relevant, in_block, before, n_relevant)
+
+
+def precision_segments(
+    truth: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int | None,
+    presorted: bool = False,
+) -> np.ndarray:
+    """Precision at ``k`` of each segment, ties averaged (``lp.precision``).
+
+    ``truth`` flags the relevant rows; ``k=None`` is the whole segment over its length.
+    """
+    b = _blocks(truth, score, length, presorted=presorted)
+    denominator = np.asarray(length, dtype=np.float64) if k is None else float(k)
+    return precision_at(b.hits(k), denominator)
+
+
+def recall_segments(
+    truth: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int | None,
+    presorted: bool = False,
+) -> np.ndarray:
+    """Recall at ``k`` of each segment over its own relevant rows, ties averaged (``lp.recall``)."""
+    b = _blocks(truth, score, length, presorted=presorted)
+    return ratio_or_zero(b.hits(k), b.n_relevant)
+
+
+def r_precision_segments(
+    truth: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool = False
+) -> np.ndarray:
+    """Precision at ``R`` (the segment's relevant rows), ties averaged (``lp.r_precision``)."""
+    b = _blocks(truth, score, length, presorted=presorted)
+    return ratio_or_zero(b.hits(b.n_relevant), b.n_relevant)
+
+
+def hit_rate_segments(
+    truth: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int,
+    presorted: bool = False,
+) -> np.ndarray:
+    """Chance of a relevant row in the top ``k`` of each segment, ties averaged (``lp.hit_rate``).
+
+    The first tie block holding a relevant row decides: ``m`` of its ``c`` rows
+    (``r`` relevant) make the cut, and all miss with chance ``C(c - r, m) / C(c, m)``,
+    summed here as :func:`log_miss_term` over the ``m`` draws.
+    """
+    b = _blocks(truth, score, length, presorted=presorted)
+    out = np.zeros(b.ranking.length.size, dtype=np.float64)
+    relevant_rows = np.flatnonzero(b.relevant)
+    segments, first = np.unique(b.ranking.segment[relevant_rows], return_index=True)
+    row = relevant_rows[first]  # first relevant row of each segment that has one
+    c = b.block[row]
+    r = b.in_block[row]
+    made = np.clip(k - b.ranking.above[row], 0, c.astype(np.int64))
+    draw_of = np.repeat(np.arange(row.size), made)
+    draw_start = np.concatenate(([0], np.cumsum(made)[:-1]))
+    offset = (np.arange(draw_of.size) - draw_start[draw_of]).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        terms = log_miss_term(r[draw_of], c[draw_of], offset)
+    log_miss = np.bincount(draw_of, weights=terms, minlength=row.size)
+    out[segments] = 1.0 - exp(log_miss)
+    return out
+
+
+def average_precision_at_k_segments(
+    truth: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    k: int | None,
+    denominator: str = "relevant",
+    presorted: bool = False,
+) -> np.ndarray:
+    """AP cut at ``k`` of each segment, ties averaged (``lp.average_precision_at_k``).
+
+    The numerator is the sum of :func:`expected_average_precision_term`; the
+    denominator the segment's relevant rows (``"relevant"``) or that capped
+    at ``k`` (``"min_k"``); 0 with nothing relevant.
+    """
+    b = _blocks(truth, score, length, presorted=presorted)
+    ranking = b.ranking
+    terms = expected_average_precision_term(
+        b.in_block, b.block, b.above, b.before_block, ranking.position.astype(np.float64), k
+    )
+    n = b.n_relevant
+    if denominator == "min_k" and k is not None:
+        n = np.minimum(n, float(k))
+    return ratio_or_zero(ranking.segment_sum(terms), n)
 
 
 @dataclass(frozen=True)
@@ -283,17 +469,24 @@ def measure_values(
 
 __all__ = [
     "Judged",
+    "average_precision_at_k_segments",
     "average_precision_term",
     "cut",
-    "exponential_gain",
+    "expected_average_precision_term",
     "expected_hits_in_block",
+    "exponential_gain",
     "gain_term",
+    "hit_rate_segments",
     "hit_term",
     "ideal_dcg",
+    "log_miss_term",
     "measure_values",
     "miss_probability",
     "precision_at",
+    "precision_segments",
+    "r_precision_segments",
     "ratio_or_zero",
+    "recall_segments",
     "reciprocal_rank_term",
     "segment_sum",
 ]
