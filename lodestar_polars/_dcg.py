@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from lodestar_polars._core.dcg import discounted_gain, normalized, tie_averaged_gain
+from lodestar_polars._core.dcg import normalized, tie_averaged_gain
 from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._expr import (
     Check,
     Metric,
     as_float,
     cumulative_discount_at,
+    discount_at,
     in_ranking_order,
     input_checks,
     ranks_as_counts,
@@ -39,14 +40,14 @@ def _dcg_value(
     gain: pl.Expr, score: pl.Expr, *, k: int | None, log_base: float, ignore_ties: bool
 ) -> pl.Expr:
     if ignore_ties:
-        return discounted_gain(in_ranking_order(gain, score), row_index(), log_base, k).sum()
+        return (in_ranking_order(gain, score) * discount_at(log_base, k)(row_index())).sum()
     above, through = ranks_as_counts(score)
     cum = cumulative_discount_at(log_base, k)
     return tie_averaged_gain(gain, cum(above), cum(through), above, through).sum()
 
 
 def _ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:
-    return discounted_gain(gain.sort(descending=True), row_index(), 2.0, k).sum()
+    return (gain.sort(descending=True) * discount_at(2.0, k)(row_index())).sum()
 
 
 def _document_count_check() -> Check:

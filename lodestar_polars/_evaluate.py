@@ -56,7 +56,7 @@ from lodestar_polars._top_k import top_k_accuracy_metric
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 _PREFIX = "__lodestar_"
-_GAIN, _SCORE, _ROW = f"{_PREFIX}gain", f"{_PREFIX}score", f"{_PREFIX}row"
+_GAIN, _SCORE = f"{_PREFIX}gain", f"{_PREFIX}score"
 _LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
 _SHOWN = 5
 
@@ -334,15 +334,15 @@ def _evaluate_frame(
     strict: bool,
 ) -> pl.DataFrame:
     """Per-group values of every metric over an in-memory frame (see module docstring)."""
+    # sort keys are expressions, so the sort moves only the frame's own columns
     sorted_frame = (
         frame.lazy()
-        .with_row_index(_ROW)
-        .with_columns(as_float(y_true).alias(_GAIN), as_float(y_score).alias(_SCORE))
         .sort(
-            [*keys, _SCORE, _ROW],
+            [*(pl.col(key) for key in keys), as_float(y_score), pl.int_range(pl.len())],
             descending=[False] * len(keys) + [True, True],
             nulls_last=True,
         )
+        .with_columns(as_float(y_true).alias(_GAIN), as_float(y_score).alias(_SCORE))
         .collect()
     )
     aggs: list[pl.Expr] = [pl.len().alias(_LEN)]

@@ -9,11 +9,13 @@ refused.  Everything is native Polars: no Python runs per group or per row.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
-from lodestar_polars._core.discount import cut_discount
+from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars.typing import IntoExprColumn
 
 FLOAT_DTYPE = "dtype('float64')"
@@ -135,8 +137,45 @@ def position_of(score: pl.Expr, chosen: pl.Expr) -> pl.Expr:
     return pl.when(chosen.any()).then((higher + later_equal).cast(pl.Int64))
 
 
-def cumulative_discount_at(log_base: float, k: int | None):  # type: ignore[no-untyped-def]
-    """A function mapping a count ``m`` to the sum of the cut discounts of positions < m."""
+def _lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
+    """Index a small table of floats with an integer expression clipped to its last entry.
+
+    ``replace_strict`` from a literal mapping is one of the cheapest ways to
+    read a table inside ``group_by().agg()`` (a per-group ``cum_sum`` and
+    ``gather`` costs several times more).
+    """
+    last = len(values) - 1
+    old, new = list(range(last + 1)), [float(v) for v in values]
+
+    def at(index: pl.Expr) -> pl.Expr:
+        return index.clip(upper_bound=last).replace_strict(old, new, return_dtype=pl.Float64)
+
+    return at
+
+
+def discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr], pl.Expr]:
+    """A function mapping a 0-based position to its discount, cut at ``k``.
+
+    With ``k`` the discounts form a table of ``k + 1`` values (the last one 0,
+    for every position past the cut), made by the core's :func:`cut_discount`.
+    """
+    if k is None:
+        return lambda position: cut_discount(position, log_base, None)
+    positions = np.arange(k + 1, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return _lookup(cut_discount(positions, log_base, k))
+
+
+def cumulative_discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr], pl.Expr]:
+    """A function mapping a count ``m`` to the sum of the cut discounts of positions < m.
+
+    With ``k`` that sum stops growing at ``m = k``: a table of ``k + 1`` values
+    from the core's :func:`cumulative_discount_table`.  Without ``k`` it is
+    computed per group, a cumulative sum over the group's positions.
+    """
+    if k is not None:
+        with np.errstate(divide="ignore"):
+            return _lookup(cumulative_discount_table(k, log_base, k))
     position = pl.int_range(pl.len(), dtype=pl.Int64)
     cumulative = cut_discount(position, log_base, k).cum_sum()
 

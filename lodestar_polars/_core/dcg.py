@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
+from lodestar_polars._core.discount import cumulative_discount_table
 from lodestar_polars._core.ranking import rank_segments
 
 
@@ -27,15 +27,6 @@ def tie_averaged_gain(gain: Any, cum_above: Any, cum_through: Any, above: Any, t
     (no tie, or ``ignore_ties``) it is ``gain * discount(above)``.
     """
     return gain * (cum_through - cum_above) / (through - above)
-
-
-def discounted_gain(gain: Any, position: Any, log_base: float, k: int | None) -> Any:
-    """The gain of the row at a 0-based ranking ``position``, discounted (cut at ``k``).
-
-    This is :func:`tie_averaged_gain` for a row alone in its tie group, written
-    directly: the sum of it over a ranking without ties is the DCG.
-    """
-    return gain * cut_discount(position, log_base, k)
 
 
 def normalized(dcg: Any, ideal: Any) -> Any:
@@ -79,5 +70,14 @@ def ndcg_segments(
     dcg = dcg_segments(
         gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
     )
-    ideal = dcg_segments(gain, gain, length, k=k, log_base=2, ignore_ties=True)
-    return normalized(dcg, ideal)
+    return normalized(dcg, _ideal_dcg_segments(gain, length, k=k))
+
+
+def _ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
+    """DCG of each segment's gains ranked by themselves (equal gains in any order)."""
+    ranking = rank_segments(gain, length, break_ties=False)
+    position = ranking.position
+    table = cumulative_discount_table(int(np.max(length, initial=0)), 2, k)
+    g = np.asarray(gain, dtype=np.float64)[ranking.order]
+    terms = tie_averaged_gain(g, table[position], table[position + 1], position, position + 1)
+    return ranking.segment_sum(terms)

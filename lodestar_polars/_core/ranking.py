@@ -53,13 +53,17 @@ class Ranking:
         return csum[self.block_end] - csum[self.start[self.segment]]
 
 
-def rank_segments(score: np.ndarray, length: np.ndarray, *, presorted: bool = False) -> Ranking:
+def rank_segments(
+    score: np.ndarray, length: np.ndarray, *, presorted: bool = False, break_ties: bool = True
+) -> Ranking:
     """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows (each >= 1).
 
     With ``presorted=True`` the rows are taken to be in ranking order already
     (each segment sorted by score descending, equal scores later input row
     first, as a frame sort by ``(group, score, row index)`` descending gives),
-    and no sort is made: ``order`` is the identity.
+    and no sort is made: ``order`` is the identity.  With ``break_ties=False``
+    equal scores keep no particular order (a cheaper sort), for callers that
+    read only ``above``/``through`` or rank values by themselves.
     """
     score = np.asarray(score, dtype=np.float64) + 0.0  # -0.0 == 0.0
     length = np.asarray(length, dtype=np.int64)
@@ -68,7 +72,12 @@ def rank_segments(score: np.ndarray, length: np.ndarray, *, presorted: bool = Fa
     np.cumsum(length[:-1], out=start[1:])
     segment_of_input = np.repeat(np.arange(length.size), length)
     index = np.arange(n)
-    order = index if presorted else np.lexsort((-index, -score, segment_of_input))
+    if presorted:
+        order = index
+    elif break_ties:
+        order = np.lexsort((-index, -score, segment_of_input))
+    else:
+        order = np.lexsort((-score, segment_of_input))
     ranked = score[order]
     segment = segment_of_input[order]
     new_block = np.ones(n, dtype=bool)
