@@ -106,6 +106,10 @@ class _Spec:
     core: Core
     takes_k: bool
     defaults: dict[str, Any] = field(default_factory=dict)
+    row_order: bool = False
+    """Whether the core reads which row sits where inside a tie (equal scores
+    ranked later row first); metrics that average over ties do not, and the
+    frame is then sorted without the row-index key, which is cheaper."""
 
 
 _METRICS: dict[str, _Spec] = {
@@ -128,7 +132,11 @@ _METRICS: dict[str, _Spec] = {
         defaults={"k": None},
     ),
     "top_k_accuracy": _Spec(
-        top_k_accuracy_metric, _ranked(top_k_segments, _true), takes_k=True, defaults={"k": 2}
+        top_k_accuracy_metric,
+        _ranked(top_k_segments, _true),
+        takes_k=True,
+        defaults={"k": 2},
+        row_order=True,
     ),
     "average_precision": _Spec(
         average_precision_metric, _ranked(average_precision_segments, _true), takes_k=False
@@ -334,12 +342,16 @@ def _evaluate_frame(
     strict: bool,
 ) -> pl.DataFrame:
     """Per-group values of every metric over an in-memory frame (see module docstring)."""
-    # sort keys are expressions, so the sort moves only the frame's own columns
+    # sort keys are expressions, so the sort moves only the frame's own columns;
+    # the row index orders equal scores (later row first) only where a metric reads it
+    order_keys = [*(pl.col(key) for key in keys), as_float(y_score)]
+    if any(p.spec.row_order for p in parsed):
+        order_keys.append(pl.int_range(pl.len()))
     sorted_frame = (
         frame.lazy()
         .sort(
-            [*(pl.col(key) for key in keys), as_float(y_score), pl.int_range(pl.len())],
-            descending=[False] * len(keys) + [True, True],
+            order_keys,
+            descending=[False] * len(keys) + [True] * (len(order_keys) - len(keys)),
             nulls_last=True,
         )
         .with_columns(as_float(y_true).alias(_GAIN), as_float(y_score).alias(_SCORE))
@@ -523,7 +535,8 @@ def evaluate(
     Notes
     -----
     The whole frame is evaluated at once rather than group by group: one sort
-    by (group, score descending, row descending), then the NumPy core over
+    by (group, score descending; row descending only for ``top_k_accuracy``,
+    the one metric that reads the order inside a tie), then the NumPy core over
     the sorted columns, and one group-by for the rules a group must pass.
     The numbers equal the expressions' (within floating-point rounding); the
     rules and sentences are the expressions' own.
