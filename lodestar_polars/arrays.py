@@ -194,8 +194,8 @@ def _binary_average_precisions(
     # negative weights: a threshold's weighted count can be 0, and the
     # positives' weights can cancel
     ranking = rank_segments(score, length)
-    w = weight[ranking.order]
-    tp = ranking.through_sum(w * positive[ranking.order])
+    w = ranking.take(weight)
+    tp = ranking.through_sum(w * ranking.take(positive))
     ps = ranking.through_sum(w)
     empty = ps == 0
     divide = np.logical_or.reduceat(empty & (tp != 0), ranking.start)

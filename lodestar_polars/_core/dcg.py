@@ -52,7 +52,7 @@ def dcg_segments(
     else:
         above, through = ranking.above, ranking.through
     table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k)
-    g = np.asarray(gain, dtype=np.float64)[ranking.order]
+    g = ranking.take(gain, np.float64)
     terms = tie_averaged_gain(g, table[above], table[through], above, through)
     return ranking.segment_sum(terms)
 
@@ -78,6 +78,6 @@ def _ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) 
     ranking = rank_segments(gain, length, break_ties=False)
     position = ranking.position
     table = cumulative_discount_table(int(np.max(length, initial=0)), 2, k)
-    g = np.asarray(gain, dtype=np.float64)[ranking.order]
+    g = ranking.take(gain, np.float64)
     terms = tie_averaged_gain(g, table[position], table[position + 1], position, position + 1)
     return ranking.segment_sum(terms)

@@ -242,7 +242,7 @@ def _blocks(
     truth: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool
 ) -> _Blocks:
     ranking = rank_segments(score, length, presorted=presorted)
-    relevant = np.asarray(truth, dtype=bool)[ranking.order].astype(np.float64)
+    relevant = ranking.take(truth, bool).astype(np.float64)
     csum = np.concatenate(([0.0], np.cumsum(relevant)))
     in_block = csum[ranking.block_end] - csum[ranking.block_start]
     before = csum[ranking.block_start] - csum[ranking.start[ranking.segment]]

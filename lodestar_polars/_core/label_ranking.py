@@ -45,8 +45,8 @@ def _relevant_counts(
     presorted: bool = False,
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
     ranking = rank_segments(score, length, presorted=presorted)
-    rel = np.asarray(relevant, dtype=bool)[ranking.order]
-    w = np.ones(rel.size) if weight is None else np.asarray(weight, np.float64)[ranking.order]
+    rel = ranking.take(relevant, bool)
+    w = np.ones(rel.size) if weight is None else ranking.take(weight, np.float64)
     through = ranking.through_sum(w)
     through_rel = ranking.through_sum(w * rel)
     return ranking, rel, through, through_rel
@@ -57,7 +57,7 @@ def coverage_segments(
 ) -> np.ndarray:
     """Coverage error per segment: the largest ``through`` of a relevant row, 0 if none."""
     ranking = rank_segments(score, length, presorted=presorted)
-    rel = np.asarray(relevant, dtype=bool)[ranking.order]
+    rel = ranking.take(relevant, bool)
     cov = np.where(rel, ranking.through, 0).astype(np.float64)
     return np.maximum.reduceat(cov, ranking.start)
 
@@ -91,7 +91,7 @@ def precision_mean_segments(
     ranking, rel, through, through_rel = _relevant_counts(
         relevant, score, length, weight, presorted=presorted
     )
-    w = np.ones(rel.size) if weight is None else np.asarray(weight, np.float64)[ranking.order]
+    w = np.ones(rel.size) if weight is None else ranking.take(weight, np.float64)
     w_rel = np.where(rel, w, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         prec = np.where(

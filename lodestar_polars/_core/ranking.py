@@ -18,14 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 
 @dataclass(frozen=True)
 class Ranking:
     """Rows of flat segmented arrays, in ranking order (see module docstring)."""
 
-    order: np.ndarray
-    """Permutation: ``x[order]`` puts an input array in ranking order."""
+    order: np.ndarray | None
+    """Permutation putting an input array in ranking order; None when the
+    input was in ranking order already (``presorted``).  Use :meth:`take`."""
     segment: np.ndarray
     """Segment index of each ranked row."""
     start: np.ndarray
@@ -42,6 +44,11 @@ class Ranking:
     """Flat index of the first ranked row of each row's tie block."""
     block_end: np.ndarray
     """Flat index one past the last ranked row of each row's tie block."""
+
+    def take(self, values: ArrayLike, dtype: DTypeLike = None) -> np.ndarray:
+        """An input-order array, in ranking order."""
+        array = np.asarray(values, dtype=dtype)
+        return array if self.order is None else array[self.order]
 
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum ranked-order ``values`` per segment."""
@@ -70,25 +77,29 @@ def rank_segments(
     n = score.size
     start = np.zeros(length.size, dtype=np.int64)
     np.cumsum(length[:-1], out=start[1:])
-    segment_of_input = np.repeat(np.arange(length.size), length)
+    # segments stay contiguous and in order in ranking order: every sort below
+    # has the segment as its primary key
+    segment = np.repeat(np.arange(length.size), length)
     index = np.arange(n)
     if presorted:
-        order = index
-    elif break_ties:
-        order = np.lexsort((-index, -score, segment_of_input))
+        order = None
+        ranked = score
     else:
-        order = np.lexsort((-score, segment_of_input))
-    ranked = score[order]
-    segment = segment_of_input[order]
-    new_block = np.ones(n, dtype=bool)
-    if n > 1:
-        new_block[1:] = (ranked[1:] != ranked[:-1]) | (segment[1:] != segment[:-1])
-    block_id = np.cumsum(new_block) - 1
+        if break_ties:
+            order = np.lexsort((-index, -score, segment))
+        else:
+            order = np.lexsort((-score, segment))
+        ranked = score[order]
+    new_block = np.empty(n, dtype=bool)
+    if n:
+        new_block[0] = True
+        np.not_equal(ranked[1:], ranked[:-1], out=new_block[1:])
+        new_block[start[length > 0]] = True
     block_first = np.flatnonzero(new_block)
-    block_last = np.append(block_first[1:], n)
-    block_start = block_first[block_id]
-    block_end = block_last[block_id]
-    seg_start = start[segment]
+    block_size = np.diff(np.append(block_first, n))
+    block_start = np.repeat(block_first, block_size)
+    block_end = block_start + np.repeat(block_size, block_size)
+    seg_start = np.repeat(start, length)
     return Ranking(
         order=order,
         segment=segment,

@@ -49,7 +49,7 @@ def reciprocal_rank_segments(
 ) -> np.ndarray:
     """Reciprocal rank of the first relevant row of each segment; 0 when none."""
     ranking = rank_segments(score, length, presorted=presorted)
-    rel = np.asarray(relevant, dtype=bool)[ranking.order]
+    rel = ranking.take(relevant, bool)
     out = np.zeros(ranking.length.size, dtype=np.float64)
     if not rel.any():
         return out

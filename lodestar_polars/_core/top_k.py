@@ -29,6 +29,6 @@ def top_k_segments(
     Segments must hold exactly one true row.
     """
     ranking = rank_segments(score, length, presorted=presorted)
-    true = np.asarray(is_true, dtype=bool)[ranking.order]
+    true = ranking.take(is_true, bool)
     hit = np.where(true, is_top_k(ranking.position, k), False).astype(np.float64)
     return ranking.segment_sum(hit)
