@@ -56,7 +56,6 @@ from lodestar_polars._top_k import top_k_accuracy_metric
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 _PREFIX = "__lodestar_"
-_GAIN, _SCORE = f"{_PREFIX}gain", f"{_PREFIX}score"
 _LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
 _SHOWN = 5
 
@@ -304,7 +303,7 @@ def _describe(row: dict[str, Any], by: list[str]) -> str:
 
 
 def _refusal_report(
-    sorted_frame: pl.DataFrame, groups: pl.DataFrame, parsed: list[_Parsed], keys: list[str]
+    frame: pl.DataFrame, groups: pl.DataFrame, parsed: list[_Parsed], keys: list[str]
 ) -> str | None:
     """The error message for the refused groups, or None when no group is refused."""
     problems = []
@@ -315,7 +314,7 @@ def _refusal_report(
             continue
         shown = refused.head(_SHOWN)
         reasons = (
-            sorted_frame.join(shown, on=keys, how="semi", nulls_equal=True)
+            frame.join(shown, on=keys, how="semi", nulls_equal=True)
             .group_by(keys, maintain_order=True)
             .agg(p.metric.reason().alias(f"{_PREFIX}reason"))
         )
@@ -342,20 +341,23 @@ def _evaluate_frame(
     strict: bool,
 ) -> pl.DataFrame:
     """Per-group values of every metric over an in-memory frame (see module docstring)."""
-    # sort keys are expressions, so the sort moves only the frame's own columns;
-    # the row index orders equal scores (later row first) only where a metric reads it
+    # One argsort of the rows (by group, then score descending; the row index
+    # breaks equal scores, later row first, only where a metric reads that
+    # order), then only the two value columns are gathered, in NumPy: cheaper
+    # than sorting the whole frame.
     order_keys = [*(pl.col(key) for key in keys), as_float(y_score)]
     if any(p.spec.row_order for p in parsed):
         order_keys.append(pl.int_range(pl.len()))
-    sorted_frame = (
-        frame.lazy()
-        .sort(
-            order_keys,
-            descending=[False] * len(keys) + [True] * (len(order_keys) - len(keys)),
-            nulls_last=True,
+    order = (
+        frame.select(
+            pl.arg_sort_by(
+                order_keys,
+                descending=[False] * len(keys) + [True] * (len(order_keys) - len(keys)),
+                nulls_last=True,
+            )
         )
-        .with_columns(as_float(y_true).alias(_GAIN), as_float(y_score).alias(_SCORE))
-        .collect()
+        .to_series()
+        .to_numpy()
     )
     aggs: list[pl.Expr] = [pl.len().alias(_LEN)]
     if weight is not None:
@@ -369,7 +371,8 @@ def _evaluate_frame(
         pl.any_horizontal(*(c.refused for c in p.metric.checks)).alias(f"{_PREFIX}refused{i}")
         for i, p in enumerate(parsed)
     ]
-    groups = sorted_frame.group_by(keys, maintain_order=True).agg(aggs)
+    # the groups in the same order as the sorted rows: sorted by the keys
+    groups = frame.group_by(keys).agg(aggs).sort(keys, nulls_last=True)
     if weight is not None and groups[_WEIGHT_VARIES].any():
         bad = groups.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
         msg = (
@@ -378,12 +381,13 @@ def _evaluate_frame(
         )
         raise ValueError(msg)
 
-    def finite(column: str) -> np.ndarray:
-        values = sorted_frame[column].to_numpy().astype(np.float64, copy=True)
+    def finite(value: str) -> np.ndarray:
+        column = frame.select(as_float(value)).to_series().to_numpy()
+        values = column[order]
         values[~np.isfinite(values)] = 0.0  # refused groups only; nulled below
         return values
 
-    arrays = _Sorted(finite(_GAIN), finite(_SCORE), groups[_LEN].to_numpy())
+    arrays = _Sorted(finite(y_true), finite(y_score), groups[_LEN].to_numpy())
     columns = []
     for i, p in enumerate(parsed):
         values = p.spec.core(arrays, p.options)
@@ -395,7 +399,7 @@ def _evaluate_frame(
         )
     result = groups.select(*keys, *([weight] if weight else []), *columns)
     if strict:
-        report = _refusal_report(sorted_frame, result, parsed, keys)
+        report = _refusal_report(frame, result, parsed, keys)
         if report is not None:
             raise RefusedGroupError(report)
     return result
