@@ -281,11 +281,6 @@ def _parse(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> _Parsed:
     return _Parsed(metric, spec, options)
 
 
-def parse_metric(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> Metric:
-    """Turn ``"ndcg@10"`` into the :class:`Metric` it names, output column ``text``."""
-    return _parse(text, y_true, y_score).metric
-
-
 def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
     for role, column in columns.items():
         if column not in schema:
