@@ -1,10 +1,13 @@
 """``lp.evaluate``: many metrics, one row per group, with bad groups named.
 
-The frame is evaluated whole: sorted once by (group, score descending, row
-descending), then every metric's values come from the NumPy core
-(``lodestar_polars._core``) over the sorted columns, segment by segment, and a
-single group-by evaluates the rules (the metric expressions' own
-:class:`~lodestar_polars._expr.Check` s) that decide which groups are refused.
+The frame is evaluated whole: one argsort of its rows by (group, score
+descending; row descending too when a metric reads the order inside ties),
+a NumPy gather of the two value columns, then every metric's values from the
+NumPy core (``lodestar_polars._core``) over the sorted columns, segment by
+segment, and a single group-by that evaluates the rules (the metric
+expressions' own :class:`~lodestar_polars._expr.Check` s) deciding which groups
+are refused.  A ``LazyFrame`` is read in parts of whole groups
+(:func:`_partitions`) so that memory stays bounded.
 """
 
 from __future__ import annotations
