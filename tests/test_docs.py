@@ -1,0 +1,36 @@
+"""Every public name has its docs page (STYLE practice 14)."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars import arrays
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+PAGES = {
+    "evaluate": DOCS / "evaluate.md",
+    "arrays": DOCS / "arrays.md",
+    "trec": DOCS / "coming-from-trec_eval.md",
+}
+CLASS_PAGES = {"UndefinedMetricWarning": DOCS / "arrays.md"}  # others: evaluate.md
+
+
+@pytest.mark.parametrize("name", sorted(lp.__all__))
+def test_public_name_has_a_page(name: str) -> None:
+    obj = getattr(lp, name)
+    if inspect.isclass(obj):
+        assert name in CLASS_PAGES.get(name, DOCS / "evaluate.md").read_text(), name
+        return
+    page = PAGES.get(name, DOCS / "metrics" / f"{name}.md")
+    assert page.exists(), f"lp.{name} has no docs page ({page.relative_to(DOCS.parent)})"
+    assert f"lp.{name}" in page.read_text() or name in page.read_text()
+    assert obj.__doc__, f"lp.{name} has no docstring"
+
+
+@pytest.mark.parametrize("name", sorted(arrays.__all__))
+def test_arrays_function_has_a_section(name: str) -> None:
+    assert f"## {name}" in PAGES["arrays"].read_text()
