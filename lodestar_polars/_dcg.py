@@ -17,6 +17,7 @@ from lodestar_polars._expr import (
     ranks_as_counts,
     row_index,
 )
+from lodestar_polars._ir import _Ranked, tie_policy
 from lodestar_polars._validation import check_bool, check_k, check_log_base
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
@@ -37,8 +38,16 @@ def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> pl.Expr:
 
 
 def _dcg_value(
-    gain: pl.Expr, score: pl.Expr, *, k: int | None, log_base: float, ignore_ties: bool
+    gain: pl.Expr,
+    score: pl.Expr,
+    *,
+    k: int | None,
+    log_base: float,
+    ignore_ties: bool,
+    policy: _Ranked | None = None,
 ) -> pl.Expr:
+    if policy is not None and policy.ties != "average":
+        return (policy.order(gain) * discount_at(log_base, k)(row_index())).sum()
     if ignore_ties:
         return (in_ranking_order(gain, score) * discount_at(log_base, k)(row_index())).sum()
     above, through = ranks_as_counts(score)
@@ -68,15 +77,20 @@ def dcg_metric(
     log_base: float = 2,
     ignore_ties: bool = False,
     gain: str = "linear",
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
     name: str = "dcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`dcg`."""
     k = check_k(k, "dcg")
     log_base = check_log_base(log_base, "dcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "dcg")
+    policy, doc_checks = tie_policy(
+        y_true, y_score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="dcg"
+    )
     g, score = _gain(y_true, gain, "dcg"), as_float(y_score)
-    value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties)
-    return Metric(name, value, (*input_checks(g, score), _document_count_check()))
+    value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, policy=policy)
+    return Metric(name, value, (*input_checks(g, score), *doc_checks, _document_count_check()))
 
 
 def ndcg_metric(
@@ -86,18 +100,24 @@ def ndcg_metric(
     k: int | None = None,
     ignore_ties: bool = False,
     gain: str = "linear",
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
     name: str = "ndcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`ndcg`."""
     k = check_k(k, "ndcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "ndcg")
+    policy, doc_checks = tie_policy(
+        y_true, y_score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="ndcg"
+    )
     g, score = _gain(y_true, gain, "ndcg"), as_float(y_score)
-    dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties)
+    dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, policy=policy)
     value = normalized(dcg, _ideal_dcg(g, k=k))
     negative = Check(
         (g < 0).any(), pl.lit("ndcg_score should not be used on negative y_true values.")
     )
-    return Metric(name, value, (*input_checks(g, score), negative, _document_count_check()))
+    checks = (*input_checks(g, score), *doc_checks, negative, _document_count_check())
+    return Metric(name, value, checks)
 
 
 def dcg(
@@ -108,6 +128,8 @@ def dcg(
     log_base: float = 2,
     ignore_ties: bool = False,
     gain: str = "linear",
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Discounted cumulative gain of one group: scikit-learn's ``dcg_score`` per query.
 
@@ -137,6 +159,16 @@ def dcg(
         ``'linear'``: the gain is the relevance (scikit-learn, trec_eval);
         ``'exponential'``: ``2 ** relevance - 1`` (Burges et al., ranx's
         ``dcg_burges``), applied to ``y_true`` before anything else.
+    ties : {'average', 'trec_eval', 'input'}, default='average'
+        How equal scores are ordered.  ``'average'``: over every ordering of
+        the tie, in closed form (scikit-learn).  ``'trec_eval'``: by
+        ``doc_id`` descending (byte-wise on its text), as trec_eval breaks
+        ties.  ``'input'``: in row order, earlier row first.  Cannot be
+        combined with ``ignore_ties=True`` (scikit-learn's own rule: the later
+        row first).
+    doc_id : str or polars.Expr, default=None
+        Document ids, needed by ``ties='trec_eval'``; a group with a repeated
+        or null id is refused.
 
     Returns
     -------
@@ -227,7 +259,14 @@ def dcg(
     └─────────┴─────────────┘
     """
     return dcg_metric(
-        y_true, y_score, k=k, log_base=log_base, ignore_ties=ignore_ties, gain=gain
+        y_true,
+        y_score,
+        k=k,
+        log_base=log_base,
+        ignore_ties=ignore_ties,
+        gain=gain,
+        ties=ties,
+        doc_id=doc_id,
     ).expr()
 
 
@@ -238,6 +277,8 @@ def ndcg(
     k: int | None = None,
     ignore_ties: bool = False,
     gain: str = "linear",
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Normalized DCG of one group: scikit-learn's ``ndcg_score`` per query.
 
@@ -265,6 +306,17 @@ def ndcg(
         ideal (Burges et al., ranx's ``ndcg_burges``).  The exponential gain
         widens the gap between a ranking that puts its best row first and
         one that does not.
+    ties : {'average', 'trec_eval', 'input'}, default='average'
+        How equal scores are ordered in the DCG (the ideal needs no rule).
+        ``'average'``: over every ordering of the tie, in closed form
+        (scikit-learn).  ``'trec_eval'``: by
+        ``doc_id`` descending (byte-wise on its text), as trec_eval breaks
+        ties.  ``'input'``: in row order, earlier row first.  Cannot be
+        combined with ``ignore_ties=True`` (scikit-learn's own rule: the later
+        row first).
+    doc_id : str or polars.Expr, default=None
+        Document ids, needed by ``ties='trec_eval'``; a group with a repeated
+        or null id is refused.
 
     Returns
     -------
@@ -348,4 +400,6 @@ def ndcg(
     │ bad     ┆ 0.675753 ┆ 0.533629    │
     └─────────┴──────────┴─────────────┘
     """
-    return ndcg_metric(y_true, y_score, k=k, ignore_ties=ignore_ties, gain=gain).expr()
+    return ndcg_metric(
+        y_true, y_score, k=k, ignore_ties=ignore_ties, gain=gain, ties=ties, doc_id=doc_id
+    ).expr()

@@ -56,13 +56,19 @@ class _Ranked:
     doc_id: pl.Expr | None
     checks: tuple[Check, ...]
 
+    def order(self, values: pl.Expr) -> pl.Expr:
+        """``values`` in ranking order under ``ties`` ``"trec_eval"`` or ``"input"``.
+
+        trec_eval: score descending, then document id descending; input: score
+        descending, then row order.
+        """
+        if self.ties == "trec_eval" and self.doc_id is not None:
+            return values.sort_by([self.score, self.doc_id], descending=[True, True])
+        return values.sort_by([self.score, row_index()], descending=[True, False])
+
     def in_order(self) -> pl.Expr:
         """Relevance flags (Float64) in ranking order (``ties`` ``"trec_eval"`` or ``"input"``)."""
-        flags = self.relevant.cast(pl.Float64)
-        if self.ties == "trec_eval":
-            assert self.doc_id is not None
-            return flags.sort_by([self.score, self.doc_id], descending=[True, True])
-        return flags.sort_by([self.score, row_index()], descending=[True, False])
+        return self.order(self.relevant.cast(pl.Float64))
 
     def hits(self, k: int | pl.Expr | None) -> pl.Expr:
         """(Expected) relevant rows in the top ``k``; ``None``: all relevant rows."""
@@ -111,6 +117,31 @@ class _Ranked:
             in_block, block, above.cast(pl.Float64), before, position.cast(pl.Float64), k
         )
         return term.sum()
+
+
+def tie_policy(
+    y_true: IntoExprColumn,
+    y_score: IntoExprColumn,
+    *,
+    ties: str,
+    doc_id: IntoExprColumn | None,
+    caller: str,
+    ignore_ties: bool = False,
+) -> tuple[_Ranked, tuple[Check, ...]]:
+    """The tie rule ``ties`` for another family's metric, and the checks of ``doc_id`` only.
+
+    ``ignore_ties`` (scikit-learn's flag: equal scores, the later row first) is
+    a tie rule of its own, so it cannot be combined with another ``ties``.
+    """
+    ranked = _ranked(y_true, y_score, ties=ties, doc_id=doc_id, relevance_level=None, caller=caller)
+    if ignore_ties and ties != "average":
+        msg = (
+            f"{caller}: ignore_ties=True is a tie rule of its own (equal scores, the later "
+            f"row first) and cannot be combined with ties={ties!r}"
+        )
+        raise InvalidParameterError(msg)
+    own = len(input_checks(ranked.score, ranked.score))
+    return ranked, ranked.checks[own:]
 
 
 def _ranked(

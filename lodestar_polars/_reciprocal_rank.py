@@ -10,6 +10,7 @@ from lodestar_polars._core.reciprocal_rank import (
     log_survival_step,
 )
 from lodestar_polars._expr import Metric, as_float, input_checks, position_of
+from lodestar_polars._ir import tie_policy
 from lodestar_polars._validation import check_bool, check_k
 from lodestar_polars.typing import IntoExprColumn
 
@@ -39,15 +40,31 @@ def reciprocal_rank_metric(
     *,
     k: int | None = None,
     ignore_ties: bool = False,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
     name: str = "reciprocal_rank",
 ) -> Metric:
     """The :class:`Metric` behind :func:`reciprocal_rank`."""
     k = check_k(k, "reciprocal_rank")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "reciprocal_rank")
+    policy, doc_checks = tie_policy(
+        y_true,
+        y_score,
+        ties=ties,
+        doc_id=doc_id,
+        ignore_ties=ignore_ties,
+        caller="reciprocal_rank",
+    )
     gain, score = as_float(y_true), as_float(y_score)
     relevant = gain > 0
-    value = (_ordered_value if ignore_ties else _expected_value)(relevant, score, k)
-    return Metric(name, value, input_checks(gain, score))
+    if ties != "average":
+        # first relevant row in the policy's order: its 0-based position
+        flags = policy.order(relevant.cast(pl.Float64))
+        first = pl.when(relevant.any()).then(flags.arg_max().cast(pl.Float64))
+        value = expected_reciprocal_rank(1.0, first, 0.0, k).fill_null(0.0)
+    else:
+        value = (_ordered_value if ignore_ties else _expected_value)(relevant, score, k)
+    return Metric(name, value, (*input_checks(gain, score), *doc_checks))
 
 
 def reciprocal_rank(
@@ -56,6 +73,8 @@ def reciprocal_rank(
     *,
     k: int | None = None,
     ignore_ties: bool = False,
+    ties: str = "average",
+    doc_id: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Reciprocal rank of the first relevant row of one group; its mean is MRR.
 
@@ -76,6 +95,13 @@ def reciprocal_rank(
         A first relevant row below position ``k`` scores 0.
     ignore_ties : bool, default=False
         Rank equal scores with the later row first instead of averaging.
+    ties : {'average', 'trec_eval', 'input'}, default='average'
+        How equal scores are ordered: ``'average'``, the exact expectation
+        over the orderings of the tie (below); ``'trec_eval'``, by ``doc_id``
+        descending, as trec_eval; ``'input'``, in row order.  Cannot be
+        combined with ``ignore_ties=True``.
+    doc_id : str or polars.Expr, default=None
+        Document ids, needed by ``ties='trec_eval'``.
 
     Returns
     -------
@@ -132,4 +158,6 @@ def reciprocal_rank(
     Query 2's relevant row is tied for first with another: at rank 1 or 2
     with equal chance, so ``(1 + 1/2) / 2 = 0.75``.
     """
-    return reciprocal_rank_metric(y_true, y_score, k=k, ignore_ties=ignore_ties).expr()
+    return reciprocal_rank_metric(
+        y_true, y_score, k=k, ignore_ties=ignore_ties, ties=ties, doc_id=doc_id
+    ).expr()
