@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from lodestar_polars._core.discount import cumulative_discount_table
+from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
 
 
@@ -74,10 +74,18 @@ def ndcg_segments(
 
 
 def _ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
-    """DCG of each segment's gains ranked by themselves (equal gains in any order)."""
-    ranking = rank_segments(gain, length, break_ties=False)
-    position = ranking.position
-    table = cumulative_discount_table(int(np.max(length, initial=0)), 2, k)
-    g = ranking.take(gain, np.float64)
-    terms = tie_averaged_gain(g, table[position], table[position + 1], position, position + 1)
-    return ranking.segment_sum(terms)
+    """DCG of each segment's gains ranked by themselves (equal gains in any order).
+
+    No tie group can change this number, so it needs only the gains sorted
+    within each segment and their positions: no tie blocks.
+    """
+    length = np.asarray(length, dtype=np.int64)
+    g = np.asarray(gain, dtype=np.float64)
+    segment = np.repeat(np.arange(length.size), length)
+    order = np.lexsort((-g, segment))
+    start = np.zeros(length.size, dtype=np.int64)
+    np.cumsum(length[:-1], out=start[1:])
+    position = np.arange(g.size) - np.repeat(start, length)
+    discounts = cut_discount(np.arange(int(np.max(length, initial=0)), dtype=np.float64), 2, k)
+    terms = g[order] * discounts[position]
+    return np.add.reduceat(terms, start) if terms.size else terms
