@@ -95,10 +95,13 @@ def rank_segments(
         new_block[0] = True
         np.not_equal(ranked[1:], ranked[:-1], out=new_block[1:])
         new_block[start[length > 0]] = True
-    block_first = np.flatnonzero(new_block)
-    block_size = np.diff(np.append(block_first, n))
-    block_start = np.repeat(block_first, block_size)
-    block_end = block_start + np.repeat(block_size, block_size)
+    # each row's tie block: the last block start at or before it, and the first
+    # block start after it (running max / min, no gathers)
+    block_start = np.maximum.accumulate(np.where(new_block, index, 0))
+    next_start = np.full(n, n, dtype=np.int64)
+    if n > 1:
+        np.copyto(next_start[:-1], index[1:], where=new_block[1:])
+    block_end = np.minimum.accumulate(next_start[::-1])[::-1]
     seg_start = np.repeat(start, length)
     return Ranking(
         order=order,
