@@ -75,7 +75,7 @@ class _Sorted:
 Core = Callable[[_Sorted, dict[str, Any]], np.ndarray]
 
 
-def _ranked(
+def _segmented(
     fn: Callable[..., np.ndarray], truth: Callable[[np.ndarray], np.ndarray], **fixed: Any
 ) -> Core:
     def core(a: _Sorted, options: dict[str, Any]) -> np.ndarray:
@@ -117,69 +117,72 @@ class _Spec:
 _METRICS: dict[str, _Spec] = {
     "dcg": _Spec(
         dcg_metric,
-        _ranked(dcg_segments, _gain, log_base=2, ignore_ties=False),
+        _segmented(dcg_segments, _gain, log_base=2, ignore_ties=False),
         takes_k=True,
         defaults={"k": None},
     ),
     "ndcg": _Spec(
         ndcg_metric,
-        _ranked(ndcg_segments, _gain, ignore_ties=False),
+        _segmented(ndcg_segments, _gain, ignore_ties=False),
         takes_k=True,
         defaults={"k": None},
     ),
     "reciprocal_rank": _Spec(
         reciprocal_rank_metric,
-        _ranked(reciprocal_rank_segments, _positive, ignore_ties=False),
+        _segmented(reciprocal_rank_segments, _positive, ignore_ties=False),
         takes_k=True,
         defaults={"k": None},
     ),
     "top_k_accuracy": _Spec(
         top_k_accuracy_metric,
-        _ranked(top_k_segments, _true),
+        _segmented(top_k_segments, _true),
         takes_k=True,
         defaults={"k": 2},
         row_order=True,
     ),
     "average_precision": _Spec(
-        average_precision_metric, _ranked(average_precision_segments, _true), takes_k=False
+        average_precision_metric, _segmented(average_precision_segments, _true), takes_k=False
     ),
     "coverage_error": _Spec(
-        coverage_error_metric, _ranked(coverage_segments, _true), takes_k=False
+        coverage_error_metric, _segmented(coverage_segments, _true), takes_k=False
     ),
     "label_ranking_loss": _Spec(
-        label_ranking_loss_metric, _ranked(ranking_loss_segments, _true), takes_k=False
+        label_ranking_loss_metric, _segmented(ranking_loss_segments, _true), takes_k=False
     ),
     "label_ranking_average_precision": _Spec(
-        label_ranking_average_precision_metric, _ranked(lrap_segments, _true), takes_k=False
+        label_ranking_average_precision_metric, _segmented(lrap_segments, _true), takes_k=False
     ),
     # ranx's Burges (N)DCG: the gain 2^rel - 1
     "dcg_burges": _Spec(
         partial(dcg_metric, gain="exponential"),
-        _ranked(dcg_segments, _exponential, log_base=2, ignore_ties=False),
+        _segmented(dcg_segments, _exponential, log_base=2, ignore_ties=False),
         takes_k=True,
         defaults={"k": None},
     ),
     "ndcg_burges": _Spec(
         partial(ndcg_metric, gain="exponential"),
-        _ranked(ndcg_segments, _exponential, ignore_ties=False),
+        _segmented(ndcg_segments, _exponential, ignore_ties=False),
         takes_k=True,
         defaults={"k": None},
     ),
     # the IR family, the rows as the whole truth (relevant: y_true > 0), ties averaged
     "precision": _Spec(
-        precision_metric, _ranked(precision_segments, _positive), takes_k=True, defaults={"k": None}
+        precision_metric,
+        _segmented(precision_segments, _positive),
+        takes_k=True,
+        defaults={"k": None},
     ),
     "recall": _Spec(
-        recall_metric, _ranked(recall_segments, _positive), takes_k=True, defaults={"k": None}
+        recall_metric, _segmented(recall_segments, _positive), takes_k=True, defaults={"k": None}
     ),
     # no "k" in defaults: a cutoff is required
-    "hit_rate": _Spec(hit_rate_metric, _ranked(hit_rate_segments, _positive), takes_k=True),
+    "hit_rate": _Spec(hit_rate_metric, _segmented(hit_rate_segments, _positive), takes_k=True),
     "r_precision": _Spec(
-        r_precision_metric, _ranked(r_precision_segments, _positive), takes_k=False
+        r_precision_metric, _segmented(r_precision_segments, _positive), takes_k=False
     ),
     "average_precision_at_k": _Spec(
         average_precision_at_k_metric,
-        _ranked(average_precision_at_k_segments, _positive, denominator="relevant"),
+        _segmented(average_precision_at_k_segments, _positive, denominator="relevant"),
         takes_k=True,
         defaults={"k": None},
     ),
