@@ -17,6 +17,8 @@ import numpy as np
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
 
+_TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive double, 5e-324
+
 
 def tie_averaged_gain(gain: Any, cum_above: Any, cum_through: Any, above: Any, through: Any) -> Any:
     """One row's share of its tie group's expected discounted gain.
@@ -30,8 +32,18 @@ def tie_averaged_gain(gain: Any, cum_above: Any, cum_through: Any, above: Any, t
 
 
 def normalized(dcg: Any, ideal: Any) -> Any:
-    """``dcg / ideal``, and 0.0 where the ideal is 0 (nothing relevant)."""
-    return dcg / (ideal + (ideal == 0))
+    """``dcg / ideal``, and 0.0 where the ideal is 0 (nothing relevant).
+
+    On a Polars expression ``ideal`` is written once: inside
+    ``group_by().agg()`` Polars evaluates a subexpression once per use (no
+    common-subexpression elimination there), and the ideal costs a sort.  The
+    ideal is 0 only when every gain is 0 (gains are not negative), and then
+    the DCG is 0 too: raising the ideal to the smallest positive double
+    changes no other value and turns ``0 / 0`` into ``0 / 5e-324 = 0``.
+    """
+    if isinstance(ideal, (np.ndarray, np.generic, int, float)):
+        return dcg / (ideal + (ideal == 0))
+    return dcg / ideal.clip(lower_bound=_TINY)
 
 
 def dcg_segments(
