@@ -1,12 +1,12 @@
 """``lp.evaluate``: many metrics, one row per group, with bad groups named.
 
-The frame is evaluated whole: one argsort of its rows by (group, score
-descending; row descending too when a metric reads the order inside ties),
-a NumPy gather of the two value columns, then every metric's values from the
-NumPy core (``lodestar_polars._core``) over the sorted columns, segment by
-segment, and a single group-by that evaluates the rules (the metric
-expressions' own :class:`~lodestar_polars._expr.Check` s) deciding which groups
-are refused.  A ``LazyFrame`` is read in parts of whole groups
+The frame is evaluated whole: a single group-by evaluates the rules (the
+metric expressions' own :class:`~lodestar_polars._expr.Check` s) deciding which
+groups are refused and orders each group's row indices by score descending
+(row descending too when a metric reads the order inside ties); a NumPy
+gather of the two value columns by those indices, then every metric's values
+from the NumPy core (``lodestar_polars._core``) over the sorted columns,
+segment by segment.  A ``LazyFrame`` is read in parts of whole groups
 (:func:`_partitions`) so that memory stays bounded.
 """
 
@@ -60,6 +60,7 @@ from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 _PREFIX = "__lodestar_"
 _LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
+_ROW, _ORDER = f"{_PREFIX}row", f"{_PREFIX}order"
 _SHOWN = 5
 
 
@@ -342,23 +343,18 @@ def _evaluate_frame(
     strict: bool,
 ) -> pl.DataFrame:
     """Per-group values of every metric over an in-memory frame (see module docstring)."""
-    # One argsort of the rows (by group, then score descending; the row index
-    # breaks equal scores, later row first, only where a metric reads that
-    # order), then only the two value columns are gathered, in NumPy: cheaper
-    # than sorting the whole frame.
-    order_keys = [*(pl.col(key) for key in keys), as_float(y_score)]
+    # One group-by makes the groups, evaluates the rules and orders each
+    # group's row indices by score descending (the row index breaks equal
+    # scores, later row first, only where a metric reads that order): the
+    # flattened lists are the argsort that puts the rows in ranking order,
+    # segment after segment.  Only the two value columns are then gathered, in
+    # NumPy.  Cheaper than a frame argsort followed by a second group-by.
+    score = as_float(y_score)
+    row = pl.col(_ROW)
     if any(p.spec.row_order for p in parsed):
-        order_keys.append(pl.int_range(pl.len()))
-    order = (
-        frame.select(
-            pl.arg_sort_by(
-                order_keys,
-                descending=[False] * len(keys) + [True] * (len(order_keys) - len(keys)),
-            )
-        )
-        .to_series()
-        .to_numpy()
-    )
+        ranked = row.sort_by([score, row], descending=[True, True])
+    else:
+        ranked = row.sort_by(score, descending=True)
     aggs: list[pl.Expr] = [pl.len().alias(_LEN)]
     if weight is not None:
         aggs += [
@@ -371,9 +367,9 @@ def _evaluate_frame(
         pl.any_horizontal(*(c.refused for c in p.metric.checks)).alias(f"{_PREFIX}refused{i}")
         for i, p in enumerate(parsed)
     ]
-    # the groups in the same order as the sorted rows: sorted by the keys (nulls
-    # first, as arg_sort_by puts them; its nulls_last option is much slower)
-    groups = frame.group_by(keys).agg(aggs).sort(keys)
+    groups = frame.with_row_index(_ROW).group_by(keys).agg(*aggs, ranked.alias(_ORDER))
+    order = groups.get_column(_ORDER).explode().to_numpy()
+    groups = groups.drop(_ORDER)
     if weight is not None and groups[_WEIGHT_VARIES].any():
         bad = groups.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
         msg = (
@@ -398,7 +394,8 @@ def _evaluate_frame(
             .otherwise(pl.Series(values, dtype=pl.Float64))
             .alias(p.metric.name)
         )
-    result = groups.select(*keys, *([weight] if weight else []), *columns)
+    # groups sorted by their keys, nulls first
+    result = groups.select(*keys, *([weight] if weight else []), *columns).sort(keys)
     if strict:
         report = _refusal_report(frame, result, parsed, keys)
         if report is not None:

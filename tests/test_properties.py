@@ -626,3 +626,30 @@ def test_metrics_together_equal_each_alone(
         alone = frame.group_by("query", maintain_order=True).agg(expr)[name]
         assert together[name].equals(alone), name
         assert windows[name].equals(alone), name
+
+
+@pytest.mark.parametrize(
+    ("gains", "k"),
+    [("few", None), ("few", 3), ("many", None), ("many", 3)],
+)
+def test_ideal_dcg_counted_or_sorted(gains: str, k: int | None) -> None:
+    """The ideal DCG is counted value by value when the gains take at most 32
+    values in the frame, and sorted within segments otherwise: both give the
+    loop reference's NDCG on every query."""
+    rng = np.random.default_rng(7)
+    n_queries, n_docs = 40, 6
+    if gains == "few":
+        rel = rng.integers(0, 4, size=n_queries * n_docs).astype(np.float64)
+    else:
+        rel = rng.random(n_queries * n_docs) * 3  # 240 distinct values
+    score = rng.permutation(n_queries * n_docs).astype(np.float64)  # no ties
+    frame = pl.DataFrame(
+        {"query": np.repeat(np.arange(n_queries), n_docs), "rel": rel, "score": score}
+    )
+    assert (np.unique(rel).size <= 32) == (gains == "few")
+    name = "ndcg" if k is None else f"ndcg@{k}"
+    got = lp.evaluate(frame, [name], by="query", y_true="rel", y_score="score")[name]
+    for q, value in enumerate(got):
+        g = rel[q * n_docs : (q + 1) * n_docs].tolist()
+        s = score[q * n_docs : (q + 1) * n_docs].tolist()
+        assert value == pytest.approx(loop_ndcg(g, s, k=k), rel=1e-12, abs=1e-15)

@@ -17,6 +17,7 @@ import numpy as np
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
 
+_FEW_GAINS = 32  # distinct gain values up to which the ideal DCG is counted, not sorted
 _TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive double, 5e-324
 
 
@@ -88,16 +89,32 @@ def ndcg_segments(
 def _ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
     """DCG of each segment's gains ranked by themselves (equal gains in any order).
 
-    No tie group can change this number, so it needs only the gains sorted
-    within each segment and their positions: no tie blocks.
+    No tie group can change this number, so it needs only how the gains fall
+    in each segment's best order, not which row holds which.  Relevance
+    usually takes a few values: then, value by value from the largest, the
+    count of each segment's rows holding it gives the positions it occupies,
+    and it adds ``value * (C[through] - C[above])`` (``C`` the cumulative cut
+    discounts), with no sort.  Otherwise the gains are sorted within segments.
     """
     length = np.asarray(length, dtype=np.int64)
     g = np.asarray(gain, dtype=np.float64)
-    segment = np.repeat(np.arange(length.size), length)
-    order = np.lexsort((-g, segment))
+    if not g.size:
+        return np.zeros(length.size)
     start = np.zeros(length.size, dtype=np.int64)
     np.cumsum(length[:-1], out=start[1:])
+    longest = int(np.max(length, initial=0))
+    values = np.unique(g)
+    if values.size <= _FEW_GAINS:
+        table = cumulative_discount_table(longest, 2, k)
+        out = np.zeros(length.size)
+        above = np.zeros(length.size, dtype=np.int64)
+        for value in values[::-1]:
+            through = above + np.add.reduceat((g == value).view(np.int8), start, dtype=np.int64)
+            out += value * (table[through] - table[above])
+            above = through
+        return out
+    segment = np.repeat(np.arange(length.size), length)
+    order = np.lexsort((-g, segment))
     position = np.arange(g.size) - np.repeat(start, length)
-    discounts = cut_discount(np.arange(int(np.max(length, initial=0)), dtype=np.float64), 2, k)
-    terms = g[order] * discounts[position]
-    return np.add.reduceat(terms, start) if terms.size else terms
+    discounts = cut_discount(np.arange(longest, dtype=np.float64), 2, k)
+    return np.add.reduceat(g[order] * discounts[position], start)

@@ -245,7 +245,7 @@ def _blocks(
     relevant = ranking.take(truth, bool).astype(np.float64)
     csum = np.concatenate(([0.0], np.cumsum(relevant)))
     in_block = csum[ranking.block_end] - csum[ranking.block_start]
-    before = csum[ranking.block_start] - csum[ranking.start[ranking.segment]]
+    before = csum[ranking.block_start] - csum[ranking.segment_start]
     n_relevant = ranking.segment_sum(relevant)
     return _Blocks(ranking, relevant, in_block, before, n_relevant)
 

@@ -15,35 +15,74 @@ The Polars layer derives the same three quantities with ``Expr.rank``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 
-@dataclass(frozen=True)
 class Ranking:
-    """Rows of flat segmented arrays, in ranking order (see module docstring)."""
+    """Rows of flat segmented arrays, in ranking order (see module docstring).
 
-    order: np.ndarray | None
-    """Permutation putting an input array in ranking order; None when the
-    input was in ranking order already (``presorted``).  Use :meth:`take`."""
-    segment: np.ndarray
-    """Segment index of each ranked row."""
-    start: np.ndarray
-    """First ranked row of each segment."""
-    length: np.ndarray
-    """Number of rows of each segment."""
-    above: np.ndarray
-    """Rows of the same segment scoring strictly higher (int64)."""
-    through: np.ndarray
-    """Rows of the same segment scoring at least as high (int64)."""
-    position: np.ndarray
-    """0-based position in the ranking order (int64)."""
-    block_start: np.ndarray
-    """Flat index of the first ranked row of each row's tie block."""
-    block_end: np.ndarray
-    """Flat index one past the last ranked row of each row's tie block."""
+    Only ``order``, ``start`` and ``length`` are made up front; every per-row
+    array is computed the first time it is read, so a metric pays only for
+    what it reads (at 1e7 rows each is a pass over 80 MB).
+    """
+
+    def __init__(
+        self, order: np.ndarray | None, start: np.ndarray, length: np.ndarray, new_block: np.ndarray
+    ) -> None:
+        self.order = order
+        """Permutation putting an input array in ranking order; None when the
+        input was in ranking order already (``presorted``).  Use :meth:`take`."""
+        self.start = start
+        """First ranked row of each segment."""
+        self.length = length
+        """Number of rows of each segment."""
+        self._new_block = new_block
+        """True where a ranked row starts a tie block (or a segment)."""
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """Segment index of each ranked row."""
+        return np.repeat(np.arange(self.length.size), self.length)
+
+    @cached_property
+    def segment_start(self) -> np.ndarray:
+        """Flat index of the first ranked row of each row's segment."""
+        return np.repeat(self.start, self.length)
+
+    @cached_property
+    def position(self) -> np.ndarray:
+        """0-based position in the ranking order (int64)."""
+        return np.arange(self._new_block.size) - self.segment_start
+
+    @cached_property
+    def block_start(self) -> np.ndarray:
+        """Flat index of the first ranked row of each row's tie block."""
+        # the last block start at or before the row: a running max, no gather
+        index = np.arange(self._new_block.size)
+        return np.maximum.accumulate(np.where(self._new_block, index, 0))
+
+    @cached_property
+    def block_end(self) -> np.ndarray:
+        """Flat index one past the last ranked row of each row's tie block."""
+        # the first block start after the row: a running min from the end
+        n = self._new_block.size
+        next_start = np.full(n, n, dtype=np.int64)
+        if n > 1:
+            np.copyto(next_start[:-1], np.arange(1, n), where=self._new_block[1:])
+        return np.minimum.accumulate(next_start[::-1])[::-1]
+
+    @cached_property
+    def above(self) -> np.ndarray:
+        """Rows of the same segment scoring strictly higher (int64)."""
+        return self.block_start - self.segment_start
+
+    @cached_property
+    def through(self) -> np.ndarray:
+        """Rows of the same segment scoring at least as high (int64)."""
+        return self.block_end - self.segment_start
 
     def take(self, values: ArrayLike, dtype: DTypeLike = None) -> np.ndarray:
         """An input-order array, in ranking order."""
@@ -57,7 +96,7 @@ class Ranking:
     def through_sum(self, values: np.ndarray) -> np.ndarray:
         """Per ranked row: the sum of ``values`` over the rows scoring at least as high."""
         csum = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
-        return csum[self.block_end] - csum[self.start[self.segment]]
+        return csum[self.block_end] - csum[self.segment_start]
 
 
 def rank_segments(
@@ -72,21 +111,21 @@ def rank_segments(
     equal scores keep no particular order (a cheaper sort), for callers that
     read only ``above``/``through`` or rank values by themselves.
     """
-    score = np.asarray(score, dtype=np.float64) + 0.0  # -0.0 == 0.0
+    # no copy to turn -0.0 into 0.0: sorts and == treat them as equal already
+    score = np.asarray(score, dtype=np.float64)
     length = np.asarray(length, dtype=np.int64)
     n = score.size
     start = np.zeros(length.size, dtype=np.int64)
     np.cumsum(length[:-1], out=start[1:])
-    # segments stay contiguous and in order in ranking order: every sort below
-    # has the segment as its primary key
-    segment = np.repeat(np.arange(length.size), length)
-    index = np.arange(n)
     if presorted:
         order = None
         ranked = score
     else:
+        # segments stay contiguous and in order in ranking order: every sort
+        # has the segment as its primary key
+        segment = np.repeat(np.arange(length.size), length)
         if break_ties:
-            order = np.lexsort((-index, -score, segment))
+            order = np.lexsort((-np.arange(n), -score, segment))
         else:
             order = np.lexsort((-score, segment))
         ranked = score[order]
@@ -95,22 +134,4 @@ def rank_segments(
         new_block[0] = True
         np.not_equal(ranked[1:], ranked[:-1], out=new_block[1:])
         new_block[start[length > 0]] = True
-    # each row's tie block: the last block start at or before it, and the first
-    # block start after it (running max / min, no gathers)
-    block_start = np.maximum.accumulate(np.where(new_block, index, 0))
-    next_start = np.full(n, n, dtype=np.int64)
-    if n > 1:
-        np.copyto(next_start[:-1], index[1:], where=new_block[1:])
-    block_end = np.minimum.accumulate(next_start[::-1])[::-1]
-    seg_start = np.repeat(start, length)
-    return Ranking(
-        order=order,
-        segment=segment,
-        start=start,
-        length=length,
-        above=block_start - seg_start,
-        through=block_end - seg_start,
-        position=index - seg_start,
-        block_start=block_start,
-        block_end=block_end,
-    )
+    return Ranking(order, start, length, new_block)
