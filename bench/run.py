@@ -412,6 +412,7 @@ class Cell:
     status: str = "n/a"  # agrees / differs (tie rule) / DIFFERS / n/a / fails: ...
     note: str = ""
     approx: bool = False  # extrapolated from a subset
+    build: float | None = None  # seconds to build the tool's structures from the frame
 
 
 @dataclass
@@ -519,6 +520,7 @@ def bench_shape(shape: Shape, cfg: Config) -> tuple[ShapeResult, pl.DataFrame]:
             try:
                 secs, mean, used = run_sklearn(m.sklearn, mats, cfg)
                 cell = Cell(secs, mean, approx=used < n_groups)
+                cell.build = res.builds["sklearn dense matrices"]
                 sub_ref = ref if used == n_groups else float(values[:used].mean())
                 judge(cell, sub_ref, "sklearn", ties=shape.ties)
                 if cell.approx:
@@ -576,7 +578,7 @@ def bench_pytrec(frame: pl.DataFrame, metrics: list[Metric], res: ShapeResult, c
     t0 = time.perf_counter()
     qrels = nested_dicts(frame, "query", "doc", "rel")
     run = nested_dicts(frame, "query", "doc", "score")
-    res.builds["pytrec_eval dicts"] = time.perf_counter() - t0
+    dicts = res.builds["pytrec_eval dicts"] = time.perf_counter() - t0
     build = 0.0
     f32_tied = None
     for m in metrics:
@@ -585,14 +587,15 @@ def bench_pytrec(frame: pl.DataFrame, metrics: list[Metric], res: ShapeResult, c
             continue
         t0 = time.perf_counter()
         evaluator = pytrec_eval.RelevanceEvaluator(qrels, {m.pytrec})
-        build += time.perf_counter() - t0
+        own = time.perf_counter() - t0
+        build += own
         secs, out = best_of(lambda ev=evaluator: ev.evaluate(run), cfg.reps, cfg.budget)
         got = pl.DataFrame(
             {"query": [int(q) for q in out], "pt": [v[m.pytrec_key] for v in out.values()]},
             schema={"query": frame.schema["query"], "pt": pl.Float64},
         )
         both = res.pytrec_refs[m.key].join(got, on="query", how="left")
-        cell = Cell(secs, float(both["pt"].mean()))
+        cell = Cell(secs, float(both["pt"].mean()), build=dicts + own)
         judge(cell, float(both["v"].mean()), "pytrec_eval", ties=res.shape.ties)
         notes = []
         if m.pytrec_ref is not None:
@@ -644,11 +647,14 @@ def fill_ranx(res: ShapeResult, metrics: list[Metric], out: dict[str, Any]) -> N
             continue
         cells = res.cells[m.key]
         ref = cells["agg"].mean
-        warm = Cell(out[f"{m.ranx} warm"], out[f"{m.ranx} mean"])
+        built = out["build_dicts"] + out["build"]
+        warm = Cell(out[f"{m.ranx} warm"], out[f"{m.ranx} mean"], build=built)
         judge(warm, ref, "ranx warm", ties=res.shape.ties)
         cells["ranx warm"] = warm
         if f"{m.ranx} cold" in out:
-            cold = Cell(out[f"{m.ranx} cold"], out[f"{m.ranx} mean"], warm.status, warm.note)
+            cold = Cell(
+                out[f"{m.ranx} cold"], out[f"{m.ranx} mean"], warm.status, warm.note, build=built
+            )
             cells["ranx cold"] = cold
         else:
             cells["ranx cold"] = Cell(note="not measured (--quick or --no-ranx-cold)")
@@ -714,9 +720,9 @@ def bench_scaling(cfg: Config, max_rows: float, *, quick: bool) -> dict[str, lis
     steps = [lo * 10 ** (i / 2) for i in range(0, 13)]
     rows_list = [int(round(r)) for r in steps if r <= max_rows * 1.0001]
     series: dict[str, list] = {"rows": [], "floor": [], "agg": [], "evaluate": []}
-    log("\n== scaling: NDCG@10, 10 docs per query")
+    log("\n== scaling: NDCG@10, 10 docs per query, scores from 5 values")
     for rows in rows_list:
-        frame = gen.rectangular(rows // 10, 10, seed=5).select("query", "rel", "score")
+        frame = gen.rectangular(rows // 10, 10, ties=True, seed=5).select("query", "rel", "score")
         t = time_three(frame)
         series["rows"].append(frame.height)
         for k in ("floor", "agg", "evaluate"):
@@ -733,7 +739,7 @@ def bench_scaling(cfg: Config, max_rows: float, *, quick: bool) -> dict[str, lis
     }
     log(f"\n== fixed {fixed:,} rows, growing number of queries: NDCG@10")
     for nq in [10**e for e in range(1, 7) if 10**e <= fixed // 10]:
-        frame = gen.rectangular(nq, fixed // nq, seed=6).select("query", "rel", "score")
+        frame = gen.rectangular(nq, fixed // nq, ties=True, seed=6).select("query", "rel", "score")
         t = time_three(frame)
         qseries["queries"].append(nq)
         for k in ("floor", "agg", "evaluate"):
@@ -877,29 +883,113 @@ def cell_text(c: Cell, floor: float) -> str:
     return f"{mark}{fmt_x(c.seconds / floor)} ({mark}{fmt_s(c.seconds)} s)"
 
 
+LIMITS = (("agg", 5.0), ("evaluate", 3.0))  # at most this many times the floor
+NEEDS = (("sklearn", 10.0), ("ranx warm", 3.0), ("pytrec_eval", 3.0))  # at least this speedup
+TARGET_SHAPES = ("small_ties", "long_ties")  # the speed issue's targets: NDCG@10, tied scores
+TARGET_METRIC = "ndcg@10"
+
+
+def speedup(peer: Cell, ours: Cell, *, from_frame: bool) -> float | None:
+    """Peer time over ours; ``from_frame`` adds the peer's structures built from the frame."""
+    if peer.seconds is None or ours.seconds is None:
+        return None
+    extra = (peer.build or 0.0) if from_frame else 0.0
+    return (peer.seconds + extra) / ours.seconds
+
+
 def targets(res: ShapeResult) -> list[str]:
-    """The targets this shape misses, one sentence each."""
+    """Every cell of this shape outside the issue's targets that misses a rule, one sentence each.
+
+    A peer's speedup is judged from the frame (its structures built from it counted), as
+    the issue's targets are; the speedup tables show it with the structures built apart too.
+    """
     misses = []
     for key, cells in res.cells.items():
+        if key == TARGET_METRIC and res.shape.key in TARGET_SHAPES:
+            continue  # in the targets table
         label = res.labels[key]
-        for lp_tool, limit in (("agg", 5.0), ("evaluate", 3.0)):
+        for lp_tool, limit in LIMITS:
             t = cells[lp_tool].seconds
             if t is not None and t / res.floor > limit:
                 misses.append(
-                    f"{label}: {lp_tool} is {t / res.floor:.1f}× the floor (target ≤ {limit:g}×)"
+                    f"{label}: {lp_tool} is {fmt_x(t / res.floor)} the floor (target ≤ {limit:g}×)"
                 )
-        for peer, need in (("sklearn", 10.0), ("ranx warm", 3.0), ("pytrec_eval", 3.0)):
+        for peer, need in NEEDS:
             p = cells.get(peer)
             if p is None or p.seconds is None:
                 continue
             for lp_tool in ("agg", "evaluate"):
-                t = cells[lp_tool].seconds
-                if t is not None and p.seconds / t < need:
+                whole = speedup(p, cells[lp_tool], from_frame=True)
+                if whole is not None and whole < need:
                     misses.append(
-                        f"{label}: {lp_tool}'s speedup over {peer} is {p.seconds / t:.2g}× "
-                        f"(target ≥ {need:g}×)"
+                        f"{label}: {lp_tool}'s speedup over {peer} from the frame is "
+                        f"{fmt_x(whole)} (target ≥ {need:g}×)"
                     )
     return misses
+
+
+def issue_targets(results: list[ShapeResult], scaling: dict | None) -> list[str]:
+    """The speed issue's targets (NDCG@10, tied scores, 1e6-1e7 rows) as a table."""
+    shapes = [r for r in results if r.shape.key in TARGET_SHAPES and TARGET_METRIC in r.cells]
+    big = None
+    if scaling is not None and scaling["rows"]["rows"]:
+        s = scaling["rows"]
+        big = (s["rows"][-1], s["floor"][-1], s["agg"][-1], s["evaluate"][-1])
+    heads = [f"{r.shape.key} ({r.rows:,} rows)" for r in shapes]
+    if big is not None:
+        heads.append(f"scaling series ({big[0]:,} rows)")
+    lines = [
+        "| target | " + " | ".join(heads) + " | status |",
+        "|---" * (len(heads) + 2) + "|",
+    ]
+
+    def row(name: str, values: list[float | None], ok: Callable[[float], bool] | None) -> None:
+        shown = [fmt_x(v) if v is not None else "n/a" for v in values]
+        known = [v for v in values if v is not None]
+        if ok is None:
+            status = "(for reference)"
+        elif not known:
+            status = "n/a"
+        else:
+            status = "met" if all(ok(v) for v in known) else "**missed**"
+        lines.append(f"| {name} | " + " | ".join(shown) + f" | {status} |")
+
+    for lp_tool, limit in LIMITS:
+        values: list[float | None] = [
+            (r.cells[TARGET_METRIC][lp_tool].seconds or float("nan")) / r.floor for r in shapes
+        ]
+        if big is not None:
+            values.append((big[2] if lp_tool == "agg" else big[3]) / big[1])
+        row(f"{lp_tool} ≤ {limit:g}× the floor", values, lambda v, m=limit: v <= m)
+    for peer, need in NEEDS:
+        for lp_tool in ("agg", "evaluate"):
+            for from_frame in (True, False):
+                values = []
+                for r in shapes:
+                    cells = r.cells[TARGET_METRIC]
+                    p = cells.get(peer)
+                    values.append(
+                        None if p is None else speedup(p, cells[lp_tool], from_frame=from_frame)
+                    )
+                if big is not None:
+                    values.append(None)
+                how = "from the frame" if from_frame else "its structures built apart"
+                row(
+                    f"{lp_tool} ≥ {need:g}× faster than {peer}, {how}",
+                    values,
+                    (lambda v, m=need: v >= m) if from_frame else None,
+                )
+    if scaling is not None and scaling["queries"]["queries"]:
+        q = scaling["queries"]
+        spread = {t: max(q[t]) / min(q[t]) for t in ("floor", "agg", "evaluate")}
+        lines += [
+            "",
+            f"Time per row as the queries grow at a fixed {q['rows']:,} rows "
+            f"({q['queries'][0]:,} to {q['queries'][-1]:,} queries), slowest over fastest: "
+            + ", ".join(f"{t} {fmt_x(v)}" for t, v in spread.items())
+            + " (the table at the end of this section).",
+        ]
+    return lines
 
 
 def render(
@@ -977,7 +1067,8 @@ def render(
         peers = [p for p in PEERS if p in tools]
         if peers:
             lines.append(
-                "lodestar_polars' speedup over each peer (peer time / our time), agg · evaluate:"
+                "lodestar_polars' speedup over each peer (peer time / our time), agg · evaluate; "
+                "in brackets, counting the peer's structures built from the same frame:"
             )
             lines.append("")
             lines.append("| metric | " + " | ".join(peers) + " |")
@@ -992,7 +1083,12 @@ def render(
                     a = c.seconds / cells["agg"].seconds
                     e = c.seconds / cells["evaluate"].seconds
                     mark = "~" if c.approx else ""
-                    row.append(f"{mark}{fmt_x(a)} · {mark}{fmt_x(e)}")
+                    text = f"{mark}{fmt_x(a)} · {mark}{fmt_x(e)}"
+                    if c.build:
+                        a = speedup(c, cells["agg"], from_frame=True)
+                        e = speedup(c, cells["evaluate"], from_frame=True)
+                        text += f" (from the frame {mark}{fmt_x(a)} · {mark}{fmt_x(e)})"
+                    row.append(text)
                 lines.append("| " + " | ".join(row) + " |")
             lines.append("")
         lines.append("Agreement with lodestar_polars' mean:")
@@ -1027,14 +1123,22 @@ def render(
     lines += [
         "### Targets",
         "",
-        "agg ≤ 5× the floor, evaluate ≤ 3× the floor, both ≥ 10× faster than scikit-learn "
-        "and ≥ 3× faster than ranx (warm) and pytrec_eval.",
+        "The speed issue's targets are for NDCG@10 on tied scores at 1e6–1e7 rows: agg ≤ 5× "
+        "the floor, evaluate ≤ 3× the floor, both ≥ 10× faster than scikit-learn and ≥ 3× "
+        "faster than ranx (warm) and pytrec_eval measured from the same Polars frame (their "
+        "structures built from it counted; the ratio with the structures built apart is shown "
+        "too):",
+        "",
+        *issue_targets(results, scaling),
+        "",
+        "The same rules applied to every other cell of the tables above (beyond the issue's "
+        "targets), where a cell misses one:",
         "",
     ]
     if all_misses:
-        lines += [f"- missed, {m}" for m in all_misses]
+        lines += [f"- {m}" for m in all_misses]
     else:
-        lines.append("All met.")
+        lines.append("None.")
     lines.append("")
     if scaling is not None:
         s, q = scaling["rows"], scaling["queries"]
@@ -1043,7 +1147,7 @@ def render(
             "",
             "![time per row](performance_rows.png)",
             "",
-            "NDCG@10, 10 docs per query, nanoseconds per row:",
+            "NDCG@10, 10 docs per query, scores from 5 values (heavy ties), nanoseconds per row:",
             "",
             "| rows | floor | agg | evaluate | agg / floor | evaluate / floor |",
             "|---|---|---|---|---|---|",
