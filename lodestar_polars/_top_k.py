@@ -11,7 +11,6 @@ from lodestar_polars._expr import (
     as_float,
     binary_check,
     input_checks,
-    position_of,
 )
 from lodestar_polars._validation import check_k
 from lodestar_polars.typing import IntoExprColumn
@@ -27,7 +26,13 @@ def top_k_accuracy_metric(
     """The :class:`Metric` behind :func:`top_k_accuracy`."""
     k = check_k(k, "top_k_accuracy", allow_none=False)  # type: ignore[assignment]
     truth, score = as_float(y_true), as_float(y_score)
-    position = position_of(score, truth == 1.0)
+    # The true row's 0-based position, equal scores the later row first: in the
+    # reversed rows an ordinal rank breaks ties that way.  One rank, where
+    # _expr.position_of reads its group scalars (the best score, the true row's
+    # index) 4 and 3 times over: Polars does no common-subexpression elimination
+    # inside group_by().agg().  Exactly one true row is checked below.
+    ordinal = score.reverse().rank("ordinal", descending=True).reverse()
+    position = pl.when(truth == 1.0).then(ordinal).max().cast(pl.Int64) - 1
     value = is_top_k(position, k).cast(pl.Float64)
     n_true = (truth == 1.0).sum()
     one_true = Check(

@@ -32,3 +32,14 @@ def log1p(x: Any) -> Any:
 def exp(x: Any) -> Any:
     """``e ** x``."""
     return _dispatch(x, "exp", np.exp)
+
+
+def clip(x: Any, lower: float | None = None, upper: float | None = None) -> Any:
+    """``x`` limited to ``[lower, upper]`` (``None``: no bound on that side).
+
+    One call, so an expression passed in is evaluated once (inside
+    ``group_by().agg()`` Polars evaluates a subexpression once per use).
+    """
+    if isinstance(x, (np.ndarray, np.generic, int, float)):
+        return np.clip(x, lower, upper)
+    return x.clip(lower, upper)

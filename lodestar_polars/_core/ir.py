@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from lodestar_polars._core._ops import exp, log1p
+from lodestar_polars._core._ops import clip, exp, log1p
 from lodestar_polars._core.discount import cut_discount
 from lodestar_polars._core.ranking import Ranking, rank_segments
 
@@ -97,10 +97,11 @@ def ratio_or_zero(numerator: Any, denominator: Any) -> Any:
 def expected_hits_in_block(relevant_in_block: Any, block: Any, above: Any, k: Any) -> Any:
     """Expected relevant rows of a tie block ``[above, above + block)`` that land in the top ``k``.
 
-    ``r * m / c`` with ``m = clip(k - above, 0, c)`` rows of the block making the cut.
+    ``r * m / c`` with ``m = clip(k - above, 0, c)`` rows of the block making the
+    cut, written ``r * clip((k - above) / c, 0, 1)`` so that each argument is
+    read once or twice (an expression argument is evaluated once per read).
     """
-    made = ((k - above) * ((k - above) > 0)) - ((k - above - block) * ((k - above - block) > 0))
-    return relevant_in_block * made / block
+    return relevant_in_block * clip((k - above) / block, 0.0, 1.0)
 
 
 def log_miss_term(relevant_in_block: Any, block: Any, offset: Any) -> Any:
@@ -112,8 +113,7 @@ def log_miss_term(relevant_in_block: Any, block: Any, offset: Any) -> Any:
     hit is certain: the chance ``r / (c - j)`` is capped at 1, the draw
     ``j = c - r`` gives ``ln 0 = -inf`` and the sum, whatever follows, ``-inf``.
     """
-    chance = relevant_in_block / (block - offset)
-    return log1p(-(chance - (chance - 1.0) * (chance > 1.0)))
+    return log1p(-clip(relevant_in_block / (block - offset), None, 1.0))
 
 
 def expected_average_precision_term(
@@ -141,7 +141,7 @@ def expected_average_precision_term(
     The term depends on the position only, not on which row is there: summed
     over the positions of a query it is the expected numerator of AP@k.
     """
-    before = (position - above) * (relevant_in_block - 1.0) / (block - 1.0 + (block == 1))
+    before = (position - above) * (relevant_in_block - 1.0) / clip(block - 1.0, 1.0, None)
     share = relevant_in_block / block * (relevant_above + 1.0 + before) / (position + 1.0)
     return share * cut(position, k)
 
