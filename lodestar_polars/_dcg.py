@@ -113,8 +113,8 @@ def ndcg_metric(
     g, score = _gain(y_true, gain, "ndcg"), as_float(y_score)
     dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, policy=policy)
     value = normalized(dcg, _ideal_dcg(g, k=k))
-    negative = Check(
-        (g < 0).any(), pl.lit("ndcg_score should not be used on negative y_true values.")
+    negative = Check.any_row(
+        g < 0, pl.lit("ndcg_score should not be used on negative y_true values.")
     )
     checks = (*input_checks(g, score), *doc_checks, negative, _document_count_check())
     return Metric(name, value, checks)

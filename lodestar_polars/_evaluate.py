@@ -364,7 +364,7 @@ def _evaluate_frame(
             ),
         ]
     aggs += [
-        pl.any_horizontal(*(c.refused for c in p.metric.checks)).alias(f"{_PREFIX}refused{i}")
+        p.metric.refused().alias(f"{_PREFIX}refused{i}")
         for i, p in enumerate(parsed)
     ]
     groups = frame.with_row_index(_ROW).group_by(keys).agg(*aggs, ranked.alias(_ORDER))

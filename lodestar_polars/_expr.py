@@ -43,10 +43,21 @@ def as_float(value: IntoExprColumn) -> pl.Expr:
 
 @dataclass(frozen=True)
 class Check:
-    """A rule a group must pass: ``refused`` is True for a group that breaks it."""
+    """A rule a group must pass: ``refused`` is True for a group that breaks it.
+
+    ``row``, when set, is the per-row flag the rule is about (``refused`` is
+    then ``row.any()``): :meth:`Metric.refused` ORs such flags row-wise and
+    aggregates them once, cheaper than one aggregation per rule.
+    """
 
     refused: pl.Expr
     message: pl.Expr
+    row: pl.Expr | None = None
+
+    @classmethod
+    def any_row(cls, flags: pl.Expr, message: pl.Expr) -> Check:
+        """The rule "no row is flagged"."""
+        return cls(flags.any(), message, flags)
 
 
 @dataclass(frozen=True)
@@ -57,11 +68,18 @@ class Metric:
     value: pl.Expr
     checks: tuple[Check, ...]
 
+    def refused(self) -> pl.Expr:
+        """True for a group that breaks a rule (each per-row rule's flag aggregated once)."""
+        rows = [c.row for c in self.checks if c.row is not None]
+        groups = [c.refused for c in self.checks if c.row is None]
+        if rows:
+            groups.append(pl.any_horizontal(*rows).any())
+        return pl.any_horizontal(*groups)
+
     def expr(self) -> pl.Expr:
         """The value, null for a group that breaks a rule, as Float64 named ``name``."""
-        refused = pl.any_horizontal(*(c.refused for c in self.checks))
         return (
-            pl.when(refused)
+            pl.when(self.refused())
             .then(pl.lit(None, dtype=pl.Float64))
             .otherwise(self.value.cast(pl.Float64))
             .alias(self.name)
@@ -78,10 +96,10 @@ class Metric:
 def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
     """Null, NaN and infinity refuse the group, in scikit-learn's ``check_array`` words."""
     return (
-        Check(x.is_null().any(), pl.lit(f"Input {role} contains null.")),
-        Check(x.is_nan().any(), pl.lit(f"Input {role} contains NaN.")),
-        Check(
-            x.is_infinite().any(),
+        Check.any_row(x.is_null(), pl.lit(f"Input {role} contains null.")),
+        Check.any_row(x.is_nan(), pl.lit(f"Input {role} contains NaN.")),
+        Check.any_row(
+            x.is_infinite(),
             pl.lit(f"Input {role} contains infinity or a value too large for {FLOAT_DTYPE}."),
         ),
     )
@@ -96,8 +114,8 @@ def input_checks(y_true: pl.Expr, y_score: pl.Expr) -> tuple[Check, ...]:
 def binary_check(y_true: pl.Expr, caller: str) -> Check:
     """y_true must be boolean: True/False, or the numbers 0 and 1."""
     bad = ~((y_true == 0.0) | (y_true == 1.0))
-    return Check(
-        bad.any(),
+    return Check.any_row(
+        bad,
         pl.format(
             f"{caller} needs a binary y_true (bool, or 0 and 1). Got {{}} instead.",
             y_true.filter(bad).first(),

@@ -197,7 +197,7 @@ def _ranked(
                     "doc_id {} repeats in the group.", doc.filter(doc.is_duplicated()).first()
                 ),
             ),
-            Check(doc.is_null().any(), pl.lit("Input doc_id contains null.")),
+            Check.any_row(doc.is_null(), pl.lit("Input doc_id contains null.")),
         )
     return _Ranked(relevant, score, ties, doc, checks)
 
