@@ -363,10 +363,7 @@ def _evaluate_frame(
                 _WEIGHT_VARIES
             ),
         ]
-    aggs += [
-        p.metric.refused().alias(f"{_PREFIX}refused{i}")
-        for i, p in enumerate(parsed)
-    ]
+    aggs += [p.metric.refused().alias(f"{_PREFIX}refused{i}") for i, p in enumerate(parsed)]
     groups = frame.with_row_index(_ROW).group_by(keys).agg(*aggs, ranked.alias(_ORDER))
     order = groups.get_column(_ORDER).explode().to_numpy()
     groups = groups.drop(_ORDER)

@@ -5,33 +5,131 @@ from __future__ import annotations
 import polars as pl
 
 from lodestar_polars._core.reciprocal_rank import (
+    expected_from_offset,
     expected_reciprocal_rank,
-    first_relevant_probability,
-    log_survival_step,
+    first_term,
+    term_ratio,
 )
-from lodestar_polars._expr import Metric, as_float, input_checks, position_of
+from lodestar_polars._expr import Metric, as_float, input_checks
 from lodestar_polars._ir import tie_policy
 from lodestar_polars._validation import check_bool, check_k
 from lodestar_polars.typing import IntoExprColumn
 
+# Inside ``group_by().agg()`` Polars evaluates an expression tree as written:
+# a subexpression used twice is computed twice (there is no common-subexpression
+# elimination there), and broadcasting a per-group value back to the rows costs
+# about as much as a sort.  So the tied expectation is built from passes that
+# are each used once:
+#
+# 1. one broadcast of the best relevant score, from which one sum counts the
+#    rows above that score, the rows tied with it and the relevant ones among
+#    those, packed as the digits of one UInt128 ``key`` (base ``_RADIX``);
+# 2. arithmetic on that per-group key only: a ``struct`` holding the key lets
+#    ``with_fields`` read its digits as often as needed at the cost of one
+#    evaluation.  With a small ``k`` the expectation is the Horner recurrence
+#    of :func:`expected_from_offset` unrolled over the ``k`` offsets; otherwise
+#    the offsets are a list per group (list arithmetic with a per-group value
+#    is cheap, unlike a broadcast to the rows) whose terms are running
+#    products of :func:`term_ratio`, each element carrying the key.
+
+# a Polars group has fewer than 2**32 rows (u32 row indices), so each count is
+# one digit, and key * _RADIX + offset (four digits) fits a UInt128
+_RADIX = 2**32
+_UNROLL = 32  # largest k whose Horner recurrence is unrolled (past it the list costs less)
+
+
+def _block_key(relevant: pl.Expr, score: pl.Expr) -> pl.Expr:
+    """``above * R**2 + block * R + hits`` of the tie group holding the first relevant row.
+
+    ``best`` is the best score of a relevant row; ``sign(score - best)`` is the
+    comparison with it (a group with a non-finite value is refused anyway), and
+    ``+ 3`` marks a relevant row, so one table lookup gives each row's digits.
+    A group with no relevant row has a null ``best`` and gets key 0.
+    """
+    best = pl.when(relevant).then(score).max()
+    side = (score - best).sign() + 1.0 + 3.0 * relevant.cast(pl.Float64)
+    digits = {1.0: _RADIX, 2.0: _RADIX**2, 4.0: _RADIX + 1, 5.0: _RADIX**2}
+    values = pl.Series(list(digits.values()), dtype=pl.UInt128)
+    return side.replace_strict(list(digits), values, default=0, return_dtype=pl.UInt128).sum()
+
+
+def _unrolled(k: int) -> pl.Expr:
+    """The expectation from the fields ``above``, ``block``, ``hits``: Horner over k offsets."""
+    above, block, hits = pl.field("above"), pl.field("block"), pl.field("hits")
+    later: pl.Expr = pl.lit(0.0)
+    for j in reversed(range(k)):
+        # offset j exists (j <= block - hits) and is not cut (above + j < k)
+        reached = (block - hits >= j) & (above < k - j)
+        step = expected_from_offset(later, float(j), above, block, hits)
+        later = pl.when(reached).then(step).otherwise(0.0)
+    return pl.when(hits > 0).then(later).otherwise(0.0)
+
+
+def _offset_terms(k: int | None) -> pl.Expr:
+    """Each offset's term over the previous one, for list elements ``key * R + offset``.
+
+    The digits are read once into a struct (``list.eval`` has no common
+    subexpressions either).  Offsets the first relevant row cannot reach (past
+    ``block - hits``, or cut at ``k``) and groups with no relevant row get 0,
+    which zeroes the running products from there on.
+    """
+    v = pl.field("v")
+    digits = pl.struct(v=pl.element()).struct.with_fields(
+        offset=(v % _RADIX).cast(pl.Float64),
+        hits=((v // _RADIX) % _RADIX).cast(pl.Float64),
+        block=((v // _RADIX**2) % _RADIX).cast(pl.Float64),
+        above=(v // _RADIX**3).cast(pl.Float64),
+    )
+    offset, hits, block, above = (pl.field(f) for f in ("offset", "hits", "block", "above"))
+    live = (offset <= block - hits) & (hits > 0)
+    if k is not None:
+        live = live & (above + offset < k)
+    ratio = (
+        pl.when(~live)
+        .then(0.0)
+        .when(offset == 0)
+        .then(first_term(above, block, hits))
+        .otherwise(term_ratio(offset, above, block, hits))
+    )
+    return digits.struct.with_fields(ratio=ratio).struct.field("ratio")
+
 
 def _expected_value(relevant: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr:
-    best = score.filter(relevant).max()
-    in_block = score == best
-    above = (score > best).sum().cast(pl.Float64)
-    block = in_block.sum().cast(pl.Float64)
-    hits = (in_block & relevant).sum().cast(pl.Float64)
-    offset = pl.int_range(0, (block - hits + 1).cast(pl.Int64), dtype=pl.Int64).cast(pl.Float64)
-    step = log_survival_step(offset, block, hits)
-    log_survival = step.cum_sum().shift(1, fill_value=0.0)
-    probability = first_relevant_probability(offset, block, hits, log_survival)
-    value = expected_reciprocal_rank(probability, above, offset, k).sum()
-    return pl.when(hits > 0).then(value).otherwise(0.0)
+    """Expected reciprocal rank over the orderings of the ties (``ties='average'``)."""
+    key = _block_key(relevant, score)
+    if k is not None and k <= _UNROLL:
+        counts = pl.struct(key=key).struct.with_fields(
+            above=(pl.field("key") // _RADIX**2).cast(pl.Float64),
+            block=((pl.field("key") // _RADIX) % _RADIX).cast(pl.Float64),
+            hits=(pl.field("key") % _RADIX).cast(pl.Float64),
+        )
+        return counts.struct.with_fields(value=_unrolled(k)).struct.field("value")
+    # offsets 0 .. n-1 cover the reachable ones, 0 .. block - hits (and < k)
+    n = score.len() if k is None else score.len().clip(upper_bound=k)
+    offsets = pl.int_ranges(0, n, dtype=pl.UInt128) + key * pl.lit(_RADIX, dtype=pl.UInt128)
+    terms = offsets.list.eval(_offset_terms(k)).list.eval(pl.element().cum_prod())
+    return terms.list.sum().abs()  # the sum is >= 0, but an empty list sums to -0.0
+
+
+def _at_position(first: pl.Expr, relevant: pl.Expr, k: int | None) -> pl.Expr:
+    """Reciprocal rank of a first relevant row at 0-based position ``first``; 0 when none.
+
+    ``first`` (a sort and an ``arg_max``) sits in a struct so that the cut at
+    ``k`` reads it twice for the price of one evaluation.
+    """
+    counts = pl.struct(first=first.cast(pl.Float64), any=relevant.any())
+    value = expected_reciprocal_rank(1.0, pl.field("first"), 0.0, k)
+    return counts.struct.with_fields(
+        value=pl.when(pl.field("any")).then(value).otherwise(0.0)
+    ).struct.field("value")
 
 
 def _ordered_value(relevant: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr:
-    first = position_of(score, relevant).cast(pl.Float64)
-    return expected_reciprocal_rank(1.0, first, 0.0, k).fill_null(0.0)
+    """Reciprocal rank with equal scores ranked later row first (``ignore_ties=True``)."""
+    # ranking order is score descending, equal scores with the later row first:
+    # the reverse of a stable ascending sort, where the first relevant row is the last
+    flags = relevant.cast(pl.Float64).sort_by(score, maintain_order=True).reverse()
+    return _at_position(flags.arg_max(), relevant, k)
 
 
 def reciprocal_rank_metric(
@@ -59,9 +157,7 @@ def reciprocal_rank_metric(
     relevant = gain > 0
     if ties != "average":
         # first relevant row in the policy's order: its 0-based position
-        flags = policy.order(relevant.cast(pl.Float64))
-        first = pl.when(relevant.any()).then(flags.arg_max().cast(pl.Float64))
-        value = expected_reciprocal_rank(1.0, first, 0.0, k).fill_null(0.0)
+        value = _at_position(policy.order(relevant.cast(pl.Float64)).arg_max(), relevant, k)
     else:
         value = (_ordered_value if ignore_ties else _expected_value)(relevant, score, k)
     return Metric(name, value, (*input_checks(gain, score), *doc_checks))

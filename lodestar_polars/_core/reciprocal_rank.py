@@ -10,6 +10,12 @@ chance ``S_j`` that offsets ``0..j-1`` are all irrelevant,
 offset ``j`` is relevant.  The expected reciprocal rank is
 ``sum_j P_j / (above + j + 1)``, each term cut at ``k``.  ``ignore_ties`` is
 the same formula with ``c = r = 1`` at the first relevant row's position.
+
+The Polars layer sums the same terms in two other forms that need no
+cumulative log-survival: the Horner recurrence of :func:`expected_from_offset`
+(offset ``j`` is relevant, or the expectation moves on to ``j + 1``), and
+running products of consecutive term ratios (:func:`first_term`, then
+:func:`term_ratio`).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import numpy as np
 
 from lodestar_polars._core._ops import exp, log1p
 from lodestar_polars._core.discount import reciprocal_discount
-from lodestar_polars._core.ranking import rank_segments
+from lodestar_polars._core.ranking import rank_segments, segment_running_sum
 
 
 def log_survival_step(offset: Any, block: Any, relevant: Any) -> Any:
@@ -78,9 +84,45 @@ def reciprocal_rank_segments(
     co, ro = c[owner], r[owner]
     with np.errstate(divide="ignore"):
         step = log_survival_step(offset, co, ro)
-    step_sum = np.concatenate(([0.0], np.cumsum(np.where(offset < co - ro, step, 0.0))))
-    log_surv = step_sum[np.arange(owner.size)] - step_sum[off_start[owner]]
+    # ln S_j: the steps of offsets 0 .. j-1 of the same block (an exclusive running sum)
+    through = segment_running_sum(np.where(offset < co - ro, step, 0.0), off_start, n_off)
+    log_surv = np.zeros_like(through)
+    log_surv[1:] = through[:-1]
+    log_surv[off_start] = 0.0
     prob = first_relevant_probability(offset, co, ro, log_surv)
     terms = expected_reciprocal_rank(prob, above[owner], offset, k)
     out[segs] = np.add.reduceat(terms, off_start)
     return out
+
+
+def first_term(above: Any, block: Any, relevant: Any) -> Any:
+    """Offset 0's term: the chance ``r / c`` its row is relevant times ``1 / (above + 1)``."""
+    return relevant / (block * (above + 1.0))
+
+
+def term_ratio(offset: Any, above: Any, block: Any, relevant: Any) -> Any:
+    """The term at ``offset >= 1`` over the term at ``offset - 1`` (no cut at ``k``).
+
+    ``P_j / P_{j-1} = (c - r + 1 - j) / (c - j)`` and ``w_j / w_{j-1} =
+    (above + j) / (above + j + 1)``, so the terms are the running products of
+    these ratios after :func:`first_term`.  The ratio is 0 at ``j = c - r + 1``,
+    the first offset the first relevant row cannot reach.
+    """
+    return (
+        (block - relevant + 1.0 - offset)
+        * (above + offset)
+        / ((block - offset) * (above + offset + 1.0))
+    )
+
+
+def expected_from_offset(later: Any, offset: Any, above: Any, block: Any, relevant: Any) -> Any:
+    """Horner step: the expected reciprocal rank given offsets ``0..j-1`` were all irrelevant.
+
+    ``T_j = (r / (above + j + 1) + (c - r - j) * T_{j+1}) / (c - j)``: offset ``j`` is
+    relevant with chance ``r / (c - j)``, otherwise the first relevant row is
+    further down (``later`` = ``T_{j+1}``).  ``T_0`` is the expected reciprocal
+    rank; a cut at ``k`` makes ``T_j = 0`` for ``above + j >= k``.
+    """
+    return (relevant / (above + offset + 1.0) + (block - relevant - offset) * later) / (
+        block - offset
+    )
