@@ -145,21 +145,6 @@ def in_ranking_order(values: pl.Expr, score: pl.Expr) -> pl.Expr:
     return values.reverse().sort_by(score.reverse(), descending=True, maintain_order=True)
 
 
-def position_of(score: pl.Expr, chosen: pl.Expr) -> pl.Expr:
-    """0-based ranking position of the last row where ``chosen`` holds and the score is best.
-
-    In ranking order (score descending, equal scores later row first) that row
-    is the first ``chosen`` row; its position is the number of rows scoring
-    higher plus the later rows scoring the same.  Null when no row is chosen.
-    """
-    best = score.filter(chosen).max()
-    index = row_index()
-    last = index.filter(chosen & (score == best)).max()
-    higher = (score > best).sum()
-    later_equal = ((score == best) & (index > last)).sum()
-    return pl.when(chosen.any()).then((higher + later_equal).cast(pl.Int64))
-
-
 def _lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
     """Index a small table of floats with an integer expression clipped to its last entry.
 

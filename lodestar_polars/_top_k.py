@@ -27,10 +27,9 @@ def top_k_accuracy_metric(
     k = check_k(k, "top_k_accuracy", allow_none=False)  # type: ignore[assignment]
     truth, score = as_float(y_true), as_float(y_score)
     # The true row's 0-based position, equal scores the later row first: in the
-    # reversed rows an ordinal rank breaks ties that way.  One rank, where
-    # _expr.position_of reads its group scalars (the best score, the true row's
-    # index) 4 and 3 times over: Polars does no common-subexpression elimination
-    # inside group_by().agg().  Exactly one true row is checked below.
+    # reversed rows an ordinal rank breaks ties that way.  One rank, each group
+    # scalar read once (no common-subexpression elimination inside
+    # group_by().agg(), docs/decisions/0008).  Exactly one true row is checked below.
     ordinal = score.reverse().rank("ordinal", descending=True).reverse()
     position = pl.when(truth == 1.0).then(ordinal).max().cast(pl.Int64) - 1
     value = is_top_k(position, k).cast(pl.Float64)
