@@ -22,14 +22,17 @@ _TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive double, 5e-324
 
 
 def tie_averaged_gain(gain: Any, cum_above: Any, cum_through: Any, above: Any, through: Any) -> Any:
-    """One row's share of its tie group's expected discounted gain.
+    """A tie group's expected discounted gain, or one row's share of it.
 
     ``cum_above``/``cum_through`` are the cumulative (cut) discounts at the
-    counts ``above`` and ``through``; the group's rows sum to
-    ``mean(gain) * (cum_through - cum_above)``.  With ``through = above + 1``
-    (no tie, or ``ignore_ties``) it is ``gain * discount(above)``.
+    counts ``above`` and ``through``.  With ``gain`` the sum of the group's
+    gains it is ``mean(gain) * (cum_through - cum_above)``, scikit-learn's
+    ``_tie_averaged_dcg`` term (the NumPy core, block by block); with one row's
+    gain, that row's share (the expressions, row by row: the shares sum to the
+    group's value).  With ``through = above + 1`` (no tie, or ``ignore_ties``)
+    it is ``gain * discount(above)``.
     """
-    return gain * (cum_through - cum_above) / (through - above)
+    return gain / (through - above) * (cum_through - cum_above)
 
 
 def normalized(dcg: Any, ideal: Any) -> Any:
@@ -59,15 +62,19 @@ def dcg_segments(
 ) -> np.ndarray:
     """DCG of each segment of the flat arrays ``gain``/``score``."""
     ranking = rank_segments(score, length, presorted=presorted)
+    table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k)
+    g = ranking.take(gain, np.float64)
     if ignore_ties:
         above = ranking.position
         through = above + 1
-    else:
-        above, through = ranking.above, ranking.through
-    table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k)
-    g = ranking.take(gain, np.float64)
-    terms = tie_averaged_gain(g, table[above], table[through], above, through)
-    return ranking.segment_sum(terms)
+        return ranking.segment_sum(
+            tie_averaged_gain(g, table[above], table[through], above, through)
+        )
+    # block by block: each tie block's gain sum times its mean discount
+    above = ranking.block_above
+    through = above + ranking.block_size
+    terms = tie_averaged_gain(ranking.block_sum(g), table[above], table[through], above, through)
+    return ranking.segment_sum_of_blocks(terms)
 
 
 def ndcg_segments(

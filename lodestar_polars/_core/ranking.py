@@ -84,6 +84,41 @@ class Ranking:
         """Rows of the same segment scoring at least as high (int64)."""
         return self.block_end - self.segment_start
 
+    @cached_property
+    def block_first(self) -> np.ndarray:
+        """Flat index of the first ranked row of each tie block (blocks in ranked order)."""
+        return np.flatnonzero(self._new_block)
+
+    @cached_property
+    def _segment_first_block(self) -> np.ndarray:
+        """Index (among the blocks) of each segment's first block."""
+        starts_segment = np.zeros(self._new_block.size, dtype=bool)
+        starts_segment[self.start[self.length > 0]] = True
+        return np.flatnonzero(starts_segment[self.block_first])
+
+    @cached_property
+    def block_size(self) -> np.ndarray:
+        """Rows of each tie block."""
+        return np.diff(self.block_first, append=self._new_block.size)
+
+    @cached_property
+    def block_above(self) -> np.ndarray:
+        """Rows of each tie block's segment ranked above the block."""
+        blocks_per_segment = np.diff(self._segment_first_block, append=self.block_first.size)
+        nonempty = self.start[self.length > 0]
+        return self.block_first - np.repeat(nonempty, blocks_per_segment)
+
+    def block_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum ranked-order ``values`` per tie block."""
+        return np.add.reduceat(values, self.block_first) if values.size else values
+
+    def segment_sum_of_blocks(self, block_values: np.ndarray) -> np.ndarray:
+        """Sum per-block values per segment (0 for an empty segment)."""
+        out = np.zeros(self.length.size, dtype=np.float64)
+        if block_values.size:
+            out[self.length > 0] = np.add.reduceat(block_values, self._segment_first_block)
+        return out
+
     def take(self, values: ArrayLike, dtype: DTypeLike = None) -> np.ndarray:
         """An input-order array, in ranking order."""
         array = np.asarray(values, dtype=dtype)
