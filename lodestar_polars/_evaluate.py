@@ -365,7 +365,7 @@ def _evaluate_frame(
         ]
     aggs += [p.metric.refused().alias(f"{_PREFIX}refused{i}") for i, p in enumerate(parsed)]
     groups = frame.with_row_index(_ROW).group_by(keys).agg(*aggs, ranked.alias(_ORDER))
-    order = groups.get_column(_ORDER).explode().to_numpy()
+    order = groups.get_column(_ORDER).explode()
     groups = groups.drop(_ORDER)
     if weight is not None and groups[_WEIGHT_VARIES].any():
         bad = groups.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
@@ -375,13 +375,14 @@ def _evaluate_frame(
         )
         raise ValueError(msg)
 
-    def finite(value: str) -> np.ndarray:
-        column = frame.select(as_float(value)).to_series().to_numpy()
-        values = column[order]
-        values[~np.isfinite(values)] = 0.0  # refused groups only; nulled below
-        return values
+    def finite(value: str) -> pl.Expr:
+        # null, NaN and infinity become 0: refused groups only, nulled below
+        x = as_float(value)
+        return pl.when(x.is_finite()).then(x).otherwise(0.0).gather(order)
 
-    arrays = _Sorted(finite(y_true), finite(y_score), groups[_LEN].to_numpy())
+    # both columns gathered in one select (Polars runs them in parallel)
+    ranked = frame.select(finite(y_true).alias("g"), finite(y_score).alias("s"))
+    arrays = _Sorted(ranked["g"].to_numpy(), ranked["s"].to_numpy(), groups[_LEN].to_numpy())
     columns = []
     for i, p in enumerate(parsed):
         values = p.spec.core(arrays, p.options)
