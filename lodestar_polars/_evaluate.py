@@ -3,8 +3,8 @@
 The frame is evaluated whole: a single group-by evaluates the rules (the
 metric expressions' own :class:`~lodestar_polars._expr.Check` s) deciding which
 groups are refused and orders each group's row indices by score descending
-(row descending too when a metric reads the order inside ties); a NumPy
-gather of the two value columns by those indices, then every metric's values
+(row descending too when a metric reads the order inside ties); a gather of
+the two value columns by those indices, then every metric's values
 from the NumPy core (``lodestar_polars._core``) over the sorted columns,
 segment by segment.  A ``LazyFrame`` is read in parts of whole groups
 (:func:`_partitions`) so that memory stays bounded.
@@ -348,7 +348,7 @@ def _evaluate_frame(
     # scores, later row first, only where a metric reads that order): the
     # flattened lists are the argsort that puts the rows in ranking order,
     # segment after segment.  Only the two value columns are then gathered, in
-    # NumPy.  Cheaper than a frame argsort followed by a second group-by.
+    # one Polars select.  Cheaper than a frame argsort and a second group-by.
     score = as_float(y_score)
     row = pl.col(_ROW)
     if any(p.spec.row_order for p in parsed):
