@@ -8,12 +8,15 @@ from lodestar_polars._core.dcg import normalized, tie_averaged_gain
 from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._expr import (
     Check,
+    Fields,
     Metric,
     as_float,
     cumulative_discount_at,
     discount_at,
     in_ranking_order,
     input_checks,
+    let,
+    over_rows,
     ranks_as_counts,
     row_index,
 )
@@ -50,9 +53,19 @@ def _dcg_value(
         return (policy.order(gain) * discount_at(log_base, k)(row_index())).sum()
     if ignore_ties:
         return (in_ranking_order(gain, score) * discount_at(log_base, k)(row_index())).sum()
-    above, through = ranks_as_counts(score)
     cum = cumulative_discount_at(log_base, k)
-    return tie_averaged_gain(gain, cum(above), cum(through), above, through).sum()
+
+    def terms(rows: Fields) -> pl.Expr:
+        above, through = ranks_as_counts(rows["score"])
+        # each rank computed once though read twice (no CSE inside agg)
+        return let(
+            {"gain": rows["gain"], "above": above, "through": through},
+            lambda f: tie_averaged_gain(
+                f["gain"], cum(f["above"]), cum(f["through"]), f["above"], f["through"]
+            ),
+        )
+
+    return over_rows({"gain": gain, "score": score}, terms).list.sum()
 
 
 def _ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:

@@ -123,6 +123,36 @@ def binary_check(y_true: pl.Expr, caller: str) -> Check:
     )
 
 
+Fields = dict[str, pl.Expr]
+
+
+def over_rows(inputs: Fields, body: Callable[[Fields], pl.Expr]) -> pl.Expr:
+    """``body`` over the rows of the group, as a list per group (sum it with ``.list.sum()``).
+
+    ``body`` gets each input as a field of the group's rows.  The group is
+    imploded into one list and ``body`` runs in ``list.eval``, where
+    :func:`let` can share a value (``struct.with_fields`` is refused by the
+    streaming engine in a group-by, and allowed in ``list.eval``).
+    """
+    element = {name: pl.element().struct.field(name) for name in inputs}
+    return pl.struct(**inputs).implode().list.eval(body(element))
+
+
+def let(values: Fields, body: Callable[[Fields], pl.Expr]) -> pl.Expr:
+    """``body`` of the named ``values``, each evaluated once however often ``body`` reads it.
+
+    Polars does no common-subexpression elimination inside ``group_by().agg()``
+    (docs/decisions/0008): a value read twice is computed twice.  Held in a
+    struct and read as ``pl.field`` inside ``struct.with_fields``, it is
+    computed once.  Use inside :func:`over_rows`.
+    """
+    fields = {name: pl.field(name) for name in values}
+    return pl.struct(**values).struct.with_fields(body(fields).alias(_LET)).struct.field(_LET)
+
+
+_LET = "__lodestar_let"
+
+
 def ranks_as_counts(score: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """``(above, through)``: rows scoring strictly higher, and at least as high."""
     above = score.rank("min", descending=True).cast(pl.Int64) - 1
