@@ -37,7 +37,17 @@ from lodestar_polars._core.ir import (
     precision_at,
     ratio_or_zero,
 )
-from lodestar_polars._expr import Check, Metric, as_float, input_checks, ranks_as_counts, row_index
+from lodestar_polars._expr import (
+    Check,
+    Fields,
+    Metric,
+    as_float,
+    input_checks,
+    let,
+    over_rows,
+    ranks_as_counts,
+    row_index,
+)
 from lodestar_polars._validation import check_k
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
@@ -86,12 +96,22 @@ class _Ranked:
             if isinstance(k, int):
                 return self.in_order().head(k).sum()
             return hit_term(self.in_order(), row_index(), k).cast(pl.Float64).sum()
-        # 3 ranks evaluated (``above`` read twice, ``through`` once)
-        above, through = ranks_as_counts(self.score)
-        a = above.cast(pl.Float64)
-        block = through.cast(pl.Float64) - a
         flags = self.relevant.cast(pl.Float64)
-        return expected_hits_in_block(flags, block, a, k).sum()
+        if not isinstance(k, int):
+            # k an expression of the group (R-precision's): 3 ranks evaluated
+            above, through = ranks_as_counts(self.score)
+            a = above.cast(pl.Float64)
+            return expected_hits_in_block(flags, through.cast(pl.Float64) - a, a, k).sum()
+
+        def terms(rows: Fields) -> pl.Expr:
+            above, through = ranks_as_counts(rows["score"])
+            # each rank computed once though read twice (no CSE inside agg)
+            return let(
+                {"flag": rows["flag"], "a": above.cast(pl.Float64), "t": through},
+                lambda f: expected_hits_in_block(f["flag"], f["t"] - f["a"], f["a"], k),
+            )
+
+        return over_rows({"flag": flags, "score": self.score}, terms).list.sum()
 
     def any_hit(self, k: int) -> pl.Expr:
         """(Chance of) at least one relevant row in the top ``k``."""
@@ -117,22 +137,33 @@ class _Ranked:
         if self.ties != "average":
             flags = self.in_order()
             return average_precision_term(flags, flags.cum_sum(), row_index(), k).sum()
+
         # expected_average_precision_term per position: any bijection of a block's
         # rows onto its positions gives the same sum, so the ordinal rank serves as
-        # position.  The relevant rows above each row's tie block (R) and in it (r)
-        # are counted by binary searches of its score among the relevant scores
-        # (negated and sorted ascending), not gathered from a running sum at the
-        # ranks: 8 ranks and 5 searches are evaluated, rather than 20 ranks and 5
-        # sort + cum_sum + gather.
-        above, through = ranks_as_counts(self.score)
-        a = above.cast(pl.Float64)
-        block = through.cast(pl.Float64) - a
-        position = self.score.rank("ordinal", descending=True).cast(pl.Float64) - 1.0
-        negated = -self.score
-        relevant_scores = negated.filter(self.relevant).sort()
-        higher = relevant_scores.search_sorted(negated, side="left").cast(pl.Float64)
-        r = relevant_scores.search_sorted(negated, side="right").cast(pl.Float64) - higher
-        return expected_average_precision_term(r, block, a, higher, position, k).sum()
+        # position.  The relevant rows above each row's tie block (R) and through
+        # it (R + r) are counted by binary searches of its score among the
+        # relevant scores (negated and sorted ascending), not gathered from a
+        # running sum at the ranks.  Each rank and search is computed once (let).
+        def terms(rows: Fields) -> pl.Expr:
+            score = rows["score"]
+            above, through = ranks_as_counts(score)
+            negated = -score
+            relevant_scores = negated.filter(rows["relevant"]).sort()
+            values = {
+                "a": above.cast(pl.Float64),
+                "t": through.cast(pl.Float64),
+                "position": score.rank("ordinal", descending=True).cast(pl.Float64) - 1.0,
+                "higher": relevant_scores.search_sorted(negated, side="left").cast(pl.Float64),
+                "upto": relevant_scores.search_sorted(negated, side="right").cast(pl.Float64),
+            }
+            return let(
+                values,
+                lambda f: expected_average_precision_term(
+                    f["upto"] - f["higher"], f["t"] - f["a"], f["a"], f["higher"], f["position"], k
+                ),
+            )
+
+        return over_rows({"relevant": self.relevant, "score": self.score}, terms).list.sum()
 
 
 def tie_policy(
