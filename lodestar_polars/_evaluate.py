@@ -12,10 +12,12 @@ segment by segment.  A ``LazyFrame`` is read in parts of whole groups
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any, overload
 
 import numpy as np
@@ -626,6 +628,7 @@ def evaluate(
                 result = _evaluate_frame(part, parsed, keys, y_true, y_score, weight, strict=strict)
                 groups = result.height
                 yield result
+            _release_freed_memory()
             if progress is not None:
                 progress(Progress(done, total, rows_done, groups))
 
@@ -654,6 +657,31 @@ class Progress:
     """Input rows evaluated so far."""
     groups_in_part: int
     """Groups in the part just evaluated."""
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or None where the C library has none (macOS, musl, Windows)."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name)
+    except OSError:
+        return None
+    return getattr(libc, "malloc_trim", None)
+
+
+def _release_freed_memory() -> None:
+    """Hand the C heap's freed pages back to the OS after a part (glibc only; else nothing).
+
+    The parts of a ``LazyFrame`` are evaluated on Polars' worker threads (its
+    engine pulls the IO source from them), and glibc gives each thread a heap
+    arena of its own: the NumPy arrays a part frees stay in that thread's
+    arena, so peak RSS grew with every thread that evaluated a part (2.4 GB on
+    the 1e8-row log; 1.1 GB when trimmed after each part).
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _partitions(
