@@ -8,9 +8,12 @@ every row we record
 
 * ``above``: how many rows of its segment score strictly higher;
 * ``through``: how many score at least as high (``rankdata(-s, "max")``);
-* ``position``: its 0-based place in the ranking order.
+* ``position``: its 0-based place in the ranking order;
 
-The Polars layer derives the same three quantities with ``Expr.rank``.
+and for every tie block (the rows of a segment sharing a score) its first
+row, size and ``above``, for formulas summed block by block (DCG).  Each is
+computed when first read.  The Polars layer derives the per-row quantities
+with ``Expr.rank``.
 """
 
 from __future__ import annotations
