@@ -383,8 +383,8 @@ def _evaluate_frame(
         return pl.when(x.is_finite()).then(x).otherwise(0.0).gather(order)
 
     # both columns gathered in one select (Polars runs them in parallel)
-    ranked = frame.select(finite(y_true).alias("g"), finite(y_score).alias("s"))
-    arrays = _Sorted(ranked["g"].to_numpy(), ranked["s"].to_numpy(), groups[_LEN].to_numpy())
+    in_order = frame.select(finite(y_true).alias("g"), finite(y_score).alias("s"))
+    arrays = _Sorted(in_order["g"].to_numpy(), in_order["s"].to_numpy(), groups[_LEN].to_numpy())
     columns = []
     for i, p in enumerate(parsed):
         values = p.spec.core(arrays, p.options)
@@ -665,7 +665,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
     name = ctypes.util.find_library("c")
     try:
         libc = ctypes.CDLL(name)
-    except OSError:
+    except (OSError, TypeError):  # no C library to load (Windows: CDLL(None) is a TypeError)
         return None
     return getattr(libc, "malloc_trim", None)
 
