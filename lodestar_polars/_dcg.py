@@ -13,10 +13,12 @@ from lodestar_polars._expr import (
     Fields,
     Metric,
     as_float,
+    as_score,
     cumulative_discount_at,
     discount_at,
+    empty_check,
+    finite_checks,
     in_ranking_order,
-    input_checks,
     let,
     over_rows,
     ranks_as_counts,
@@ -30,8 +32,14 @@ from lodestar_polars.typing import IntoExprColumn
 GAINS = ("linear", "exponential")
 
 
-def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> pl.Expr:
-    """The gain of each row as Float64: the relevance, or ``2 ** relevance - 1``."""
+def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> tuple[pl.Expr, tuple[Check, ...]]:
+    """The gain of each row as Float64 (the relevance, or ``2 ** relevance - 1``) and its checks.
+
+    The checks read the relevance as given, not the gain: ``2 ** -inf - 1`` is
+    a finite -1, and an infinite relevance must be refused under every gain,
+    for the reason scikit-learn gives.  A finite relevance whose exponential
+    gain overflows Float64 is refused in the same words.
+    """
     if not isinstance(gain, str) or gain not in GAINS:
         msg = (
             f"The 'gain' parameter of {caller} must be one of {{'linear', 'exponential'}}. "
@@ -39,7 +47,18 @@ def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> pl.Expr:
         )
         raise InvalidParameterError(msg)
     relevance = as_float(y_true)
-    return exponential_gain(relevance) if gain == "exponential" else relevance
+    checks = finite_checks(relevance, "y_true")
+    if gain == "linear":
+        return relevance, checks
+    g = exponential_gain(relevance)
+    # a relevance whose gain overflows (2 ** 1024) is "a value too large", in the same words
+    null, nan, infinite = checks
+    return g, (null, nan, Check.any_row(g.is_infinite() | relevance.is_infinite(), infinite.message))
+
+
+def _checks(gain_checks: tuple[Check, ...], score: pl.Expr) -> tuple[Check, ...]:
+    """The opening checks of :func:`input_checks`, with the relevance's own from :func:`_gain`."""
+    return (empty_check(), *gain_checks, *finite_checks(score, "y_score"))
 
 
 def _averaged(policy: _Ranked | None, *, ignore_ties: bool) -> bool:
@@ -114,9 +133,9 @@ def dcg_metric(
     policy, doc_checks = tie_policy(
         y_true, y_score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="dcg"
     )
-    g, score = _gain(y_true, gain, "dcg"), as_float(y_score)
+    (g, gain_checks), score = _gain(y_true, gain, "dcg"), as_score(y_score)
     value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, policy=policy)
-    return Metric(name, value, (*input_checks(g, score), *doc_checks, _document_count_check()))
+    return Metric(name, value, (*_checks(gain_checks, score), *doc_checks, _document_count_check()))
 
 
 def ndcg_metric(
@@ -136,7 +155,7 @@ def ndcg_metric(
     policy, doc_checks = tie_policy(
         y_true, y_score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="ndcg"
     )
-    g, score = _gain(y_true, gain, "ndcg"), as_float(y_score)
+    (g, gain_checks), score = _gain(y_true, gain, "ndcg"), as_score(y_score)
     if _averaged(policy, ignore_ties=ignore_ties):
         # DCG and ideal in one list.eval over the group's rows (about 10% faster)
         value = _over_group(
@@ -150,7 +169,7 @@ def ndcg_metric(
     negative = Check.any_row(
         g < 0, pl.lit("ndcg_score should not be used on negative y_true values.")
     )
-    checks = (*input_checks(g, score), *doc_checks, negative, _document_count_check())
+    checks = (*_checks(gain_checks, score), *doc_checks, negative, _document_count_check())
     return Metric(name, value, checks)
 
 

@@ -42,7 +42,7 @@ from lodestar_polars._core.label_ranking import (
 from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._dcg import dcg_metric, ndcg_metric
-from lodestar_polars._expr import Metric, as_float
+from lodestar_polars._expr import Metric, as_float, as_score
 from lodestar_polars._ir import (
     average_precision_at_k_metric,
     hit_rate_metric,
@@ -58,6 +58,7 @@ from lodestar_polars._label_ranking import (
 )
 from lodestar_polars._reciprocal_rank import reciprocal_rank_metric
 from lodestar_polars._top_k import top_k_accuracy_metric
+from lodestar_polars._validation import check_bool, check_int
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 _PREFIX = "__lodestar_"
@@ -302,6 +303,28 @@ def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
                 raise ValueError(msg)
 
 
+def _check_output_names(keys: list[str], weight: str | None, names: list[str]) -> None:
+    """The result has a column per key, the weight and a column per metric: no two alike."""
+    roles = [*(f"`by` column {key!r}" for key in keys)]
+    roles += [f"`weight` column {weight!r}"] if weight is not None else []
+    roles += [f"metric {name!r}" for name in names]
+    columns = [*keys, *([weight] if weight is not None else []), *names]
+    seen: dict[str, str] = {}
+    for column, role in zip(columns, roles, strict=True):
+        if column.startswith(_PREFIX):
+            msg = f"{role}: names starting with {_PREFIX!r} are lp.evaluate's own working columns"
+            raise ValueError(msg)
+        if column in seen:
+            msg = (
+                f"{role} and {seen[column]} would both be the result's column {column!r}: "
+                "the result holds the `by` columns, the weight and one column per metric, "
+                "so rename the frame's column or write the metric with another of its names "
+                "(e.g. 'nDCG' for 'ndcg')"
+            )
+            raise ValueError(msg)
+        seen[column] = role
+
+
 def _describe(row: dict[str, Any], by: list[str]) -> str:
     return ", ".join(f"{key}={row[key]!r}" for key in by)
 
@@ -351,7 +374,7 @@ def _evaluate_frame(
     # flattened lists are the argsort that puts the rows in ranking order,
     # segment after segment.  Only the two value columns are then gathered, in
     # one Polars select.  Cheaper than a frame argsort and a second group-by.
-    score = as_float(y_score)
+    score = as_score(y_score)
     row = pl.col(_ROW)
     if any(p.spec.row_order for p in parsed):
         ranked = row.sort_by([score, row], descending=[True, True])
@@ -380,10 +403,12 @@ def _evaluate_frame(
     def finite(value: str) -> pl.Expr:
         # null, NaN and infinity become 0: refused groups only, nulled below
         x = as_float(value)
-        return pl.when(x.is_finite()).then(x).otherwise(0.0).gather(order)
+        return pl.when(x.is_finite()).then(x).otherwise(0.0)
 
+    # an integer score keeps its dtype: a cast to Float64 merges integers above 2**53
+    s = pl.col(y_score).fill_null(0) if frame.schema[y_score].is_integer() else finite(y_score)
     # both columns gathered in one select (Polars runs them in parallel)
-    in_order = frame.select(finite(y_true).alias("g"), finite(y_score).alias("s"))
+    in_order = frame.select(finite(y_true).gather(order).alias("g"), s.gather(order).alias("s"))
     arrays = _Sorted(in_order["g"].to_numpy(), in_order["s"].to_numpy(), groups[_LEN].to_numpy())
     columns = []
     for i, p in enumerate(parsed):
@@ -597,6 +622,16 @@ def evaluate(
     if len(set(names)) != len(names):
         msg = f"`metrics` names a metric twice: {names!r}"
         raise ValueError(msg)
+    strict = check_bool(strict, "strict", "evaluate")
+    mean = check_bool(mean, "mean", "evaluate")
+    batch_rows = check_int(batch_rows, "batch_rows", "evaluate")
+    if progress is not None and not callable(progress):
+        msg = (
+            "The 'progress' parameter of evaluate must be a callable or None. "
+            f"Got {progress!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    _check_output_names(keys, weight, names)
     lazy = frame.lazy()
     columns = {f"by[{i}]": key for i, key in enumerate(keys)}
     columns.update(y_true=y_true, y_score=y_score)

@@ -20,6 +20,10 @@ from lodestar_polars.typing import IntoExprColumn
 
 FLOAT_DTYPE = "dtype('float64')"
 
+MAX_ROWS = 2**63 - 1
+"""More rows than any group holds: a cutoff ``k`` above it is read as it (Polars
+takes no larger length), which changes nothing since the whole group makes the cut."""
+
 
 def parse_into_expr(value: IntoExprColumn) -> pl.Expr:
     """A column name becomes ``pl.col(name)``; an expression is kept as it is."""
@@ -32,13 +36,26 @@ def parse_into_expr(value: IntoExprColumn) -> pl.Expr:
 
 
 def as_float(value: IntoExprColumn) -> pl.Expr:
-    """The column as Float64, with -0.0 read as 0.0.
+    """The column as Float64, for values that enter arithmetic (relevance, weights).
 
     Adding ``0.0`` (rather than casting) makes a string, date or other
     non-numeric column fail when the query is planned, with Polars' message
     naming the column, instead of being parsed into numbers.
     """
     return (parse_into_expr(value) + 0.0).cast(pl.Float64)
+
+
+def as_score(value: IntoExprColumn) -> pl.Expr:
+    """The score column in its own dtype, for values that are only ranked and compared.
+
+    An integer score is never cast to Float64: above 2**53 that cast merges
+    neighbouring integers into ties (epoch-nanosecond timestamps as scores),
+    where scikit-learn ranks the int64 values as they are.  Adding ``0`` keeps
+    the dtype of every numeric column and, like :func:`as_float`, makes a
+    non-numeric one fail when the query is planned.  Polars ranks, sorts and
+    compares -0.0 and 0.0 as equal, so floats need no normalising.
+    """
+    return parse_into_expr(value) + 0
 
 
 @dataclass(frozen=True)
@@ -105,10 +122,14 @@ def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
     )
 
 
+def empty_check() -> Check:
+    """A group must have rows (a filtered expression can leave none)."""
+    return Check(pl.len() == 0, pl.lit("the group has no rows."))
+
+
 def input_checks(y_true: pl.Expr, y_score: pl.Expr) -> tuple[Check, ...]:
     """The checks every metric makes first: a non-empty group of finite values."""
-    empty = Check(pl.len() == 0, pl.lit("the group has no rows."))
-    return (empty, *finite_checks(y_true, "y_true"), *finite_checks(y_score, "y_score"))
+    return (empty_check(), *finite_checks(y_true, "y_true"), *finite_checks(y_score, "y_score"))
 
 
 def binary_check(y_true: pl.Expr, caller: str) -> Check:
@@ -191,14 +212,20 @@ def _lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
     return at
 
 
+# The largest ``k`` whose discounts are looked up in a table of ``k + 1`` values;
+# past it they are computed per row, so a huge ``k`` builds nothing of its size.
+_TABLE_K = 4096
+
+
 def discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr], pl.Expr]:
     """A function mapping a 0-based position to its discount, cut at ``k``.
 
-    With ``k`` the discounts form a table of ``k + 1`` values (the last one 0,
-    for every position past the cut), made by the core's :func:`cut_discount`.
+    With ``k <= _TABLE_K`` the discounts form a table of ``k + 1`` values (the
+    last one 0, for every position past the cut), made by the core's
+    :func:`cut_discount`; otherwise they are computed per row.
     """
-    if k is None:
-        return lambda position: cut_discount(position, log_base, None)
+    if k is None or k > _TABLE_K:
+        return lambda position: cut_discount(position, log_base, k)
     positions = np.arange(k + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
         return _lookup(cut_discount(positions, log_base, k))
@@ -208,10 +235,11 @@ def cumulative_discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr]
     """A function mapping a count ``m`` to the sum of the cut discounts of positions < m.
 
     With ``k`` that sum stops growing at ``m = k``: a table of ``k + 1`` values
-    from the core's :func:`cumulative_discount_table`.  Without ``k`` it is
-    computed per group, a cumulative sum over the group's positions.
+    from the core's :func:`cumulative_discount_table` (``k <= _TABLE_K``).
+    Otherwise it is computed per group, a cumulative sum over the group's
+    positions of the (cut) discounts.
     """
-    if k is not None:
+    if k is not None and k <= _TABLE_K:
         with np.errstate(divide="ignore"):
             return _lookup(cumulative_discount_table(k, log_base, k))
     position = pl.int_range(pl.len(), dtype=pl.Int64)

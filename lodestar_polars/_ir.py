@@ -24,6 +24,7 @@ Without it, the rows given are the whole truth.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import polars as pl
 
@@ -39,16 +40,18 @@ from lodestar_polars._core.ir import (
 )
 from lodestar_polars._expr import (
     Check,
+    MAX_ROWS,
     Fields,
     Metric,
     as_float,
+    as_score,
     input_checks,
     let,
     over_rows,
     ranks_as_counts,
     row_index,
 )
-from lodestar_polars._validation import check_k
+from lodestar_polars._validation import check_k, check_real
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
@@ -94,7 +97,7 @@ class _Ranked:
             return self.relevant.cast(pl.Float64).sum()
         if self.ties != "average":
             if isinstance(k, int):
-                return self.in_order().head(k).sum()
+                return self.in_order().head(min(k, MAX_ROWS)).sum()
             return hit_term(self.in_order(), row_index(), k).cast(pl.Float64).sum()
         flags = self.relevant.cast(pl.Float64)
         if not isinstance(k, int):
@@ -142,19 +145,24 @@ class _Ranked:
         # rows onto its positions gives the same sum, so the ordinal rank serves as
         # position.  The relevant rows above each row's tie block (R) and through
         # it (R + r) are counted by binary searches of its score among the
-        # relevant scores (negated and sorted ascending), not gathered from a
-        # running sum at the ranks.  Each rank and search is computed once (let).
+        # relevant scores (sorted descending: negating them would wrap an
+        # unsigned score), not gathered from a running sum at the ranks.  Each
+        # rank and search is computed once (let).
         def terms(rows: Fields) -> pl.Expr:
             score = rows["score"]
             above, through = ranks_as_counts(score)
-            negated = -score
-            relevant_scores = negated.filter(rows["relevant"]).sort()
+            relevant_scores = score.filter(rows["relevant"]).sort(descending=True)
+
+            def searched(side: Literal["left", "right"]) -> pl.Expr:
+                found = relevant_scores.search_sorted(score, side=side, descending=True)
+                return found.cast(pl.Float64)
+
             values = {
                 "a": above.cast(pl.Float64),
                 "t": through.cast(pl.Float64),
                 "position": score.rank("ordinal", descending=True).cast(pl.Float64) - 1.0,
-                "higher": relevant_scores.search_sorted(negated, side="left").cast(pl.Float64),
-                "upto": relevant_scores.search_sorted(negated, side="right").cast(pl.Float64),
+                "higher": searched("left"),
+                "upto": searched("right"),
             }
             return let(
                 values,
@@ -206,16 +214,9 @@ def _ranked(
     if ties == "trec_eval" and doc_id is None:
         msg = f"{caller}(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
         raise InvalidParameterError(msg)
-    if relevance_level is not None and (
-        isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, float))
-    ):
-        msg = (
-            f"The 'relevance_level' parameter of {caller} must be a number or None. "
-            f"Got {relevance_level!r}."
-        )
-        raise InvalidParameterError(msg)
-    gain, score = as_float(y_true), as_float(y_score)
-    relevant = gain > 0 if relevance_level is None else gain >= float(relevance_level)
+    level = check_real(relevance_level, "relevance_level", caller)
+    gain, score = as_float(y_true), as_score(y_score)
+    relevant = gain > 0 if level is None else gain >= level
     checks = input_checks(gain, score)
     doc = None
     if ties == "trec_eval" and doc_id is not None:
@@ -241,9 +242,18 @@ def _n_relevant(
     if n_relevant is None:
         return own, ()
     n = as_float(n_relevant)
+    not_whole = n.is_infinite() | (n != n.floor()) | (n < 0)
     checks = (
         Check(
             n.is_null().any() | n.is_nan().any(), pl.lit("Input n_relevant contains null or NaN.")
+        ),
+        Check.any_row(
+            not_whole,
+            pl.format(
+                "n_relevant must be a whole number of relevant documents (0, 1, 2, ...). "
+                "Got {} instead.",
+                n.filter(not_whole).first(),
+            ),
         ),
         Check(n.n_unique() > 1, pl.lit("n_relevant must hold one value per group.")),
         Check(

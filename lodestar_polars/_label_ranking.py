@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from lodestar_polars._core.label_ranking import misordered_pairs, precision_at, ranking_loss
-from lodestar_polars._expr import Check, Metric, as_float, binary_check, input_checks
+from lodestar_polars._expr import Check, Metric, as_float, as_score, binary_check, input_checks
 from lodestar_polars.typing import IntoExprColumn
 
 
@@ -21,13 +21,17 @@ class _Counts:
 
     def __init__(self, y_true: IntoExprColumn, y_score: IntoExprColumn, caller: str) -> None:
         self.truth = as_float(y_true)
-        self.score = as_float(y_score)
+        self.score = as_score(y_score)
         self.relevant = self.truth == 1.0
         self.n = pl.len().cast(pl.Float64)
         self.n_relevant = self.relevant.sum().cast(pl.Float64)
-        # for relevant rows only, in row order
-        self.through = self.score.rank("max", descending=True).filter(self.relevant)
-        self.through_relevant = self.score.filter(self.relevant).rank("max", descending=True)
+        # for relevant rows only, in row order; as Int64, since the ranks are
+        # UInt32 and a sum of their differences (misordered pairs) passes 2**32
+        # in a group of 65,536 relevant and 65,537 irrelevant rows
+        self.through = self.score.rank("max", descending=True).filter(self.relevant).cast(pl.Int64)
+        self.through_relevant = (
+            self.score.filter(self.relevant).rank("max", descending=True).cast(pl.Int64)
+        )
         self.checks = (*input_checks(self.truth, self.score), binary_check(self.truth, caller))
 
     def precision_mean(self) -> pl.Expr:

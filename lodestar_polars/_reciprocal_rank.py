@@ -10,7 +10,7 @@ from lodestar_polars._core.reciprocal_rank import (
     first_term,
     term_ratio,
 )
-from lodestar_polars._expr import Metric, as_float, input_checks
+from lodestar_polars._expr import Metric, as_float, as_score, input_checks
 from lodestar_polars._ir import tie_policy
 from lodestar_polars._validation import check_bool, check_k
 from lodestar_polars.typing import IntoExprColumn
@@ -41,13 +41,18 @@ _UNROLL = 32  # largest k whose Horner recurrence is unrolled (past it the list 
 def _block_key(relevant: pl.Expr, score: pl.Expr) -> pl.Expr:
     """``above * R**2 + block * R + hits`` of the tie group holding the first relevant row.
 
-    ``best`` is the best score of a relevant row; ``sign(score - best)`` is the
-    comparison with it (a group with a non-finite value is refused anyway), and
-    ``+ 3`` marks a relevant row, so one table lookup gives each row's digits.
-    A group with no relevant row has a null ``best`` and gets key 0.
+    ``best`` is the best score of a relevant row; ``(score >= best) + (score >
+    best)`` is the comparison with it, 0, 1 or 2 (a difference's sign would wrap
+    an unsigned score, and round a 64-bit one), and ``+ 3`` marks a relevant
+    row, so one table lookup gives each row's digits.  A group with no relevant
+    row has a null ``best`` and gets key 0.
     """
     best = pl.when(relevant).then(score).max()
-    side = (score - best).sign() + 1.0 + 3.0 * relevant.cast(pl.Float64)
+    side = (
+        (score >= best).cast(pl.Float64)
+        + (score > best).cast(pl.Float64)
+        + 3.0 * relevant.cast(pl.Float64)
+    )
     digits = {1.0: _RADIX, 2.0: _RADIX**2, 4.0: _RADIX + 1, 5.0: _RADIX**2}
     values = pl.Series(list(digits.values()), dtype=pl.UInt128)
     return side.replace_strict(list(digits), values, default=0, return_dtype=pl.UInt128).sum()
@@ -105,7 +110,7 @@ def _expected_value(relevant: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr
         )
         return counts.struct.with_fields(value=_unrolled(k)).struct.field("value")
     # offsets 0 .. n-1 cover the reachable ones, 0 .. block - hits (and < k)
-    n = score.len() if k is None else score.len().clip(upper_bound=k)
+    n = score.len() if k is None else score.len().clip(upper_bound=min(k, _RADIX - 1))
     offsets = pl.int_ranges(0, n, dtype=pl.UInt128) + key * pl.lit(_RADIX, dtype=pl.UInt128)
     terms = offsets.list.eval(_offset_terms(k)).list.eval(pl.element().cum_prod())
     return terms.list.sum().abs()  # the sum is >= 0, but an empty list sums to -0.0
@@ -153,7 +158,7 @@ def reciprocal_rank_metric(
         ignore_ties=ignore_ties,
         caller="reciprocal_rank",
     )
-    gain, score = as_float(y_true), as_float(y_score)
+    gain, score = as_float(y_true), as_score(y_score)
     relevant = gain > 0
     if ties != "average":
         # first relevant row in the policy's order: its 0-based position

@@ -9,6 +9,7 @@ from lodestar_polars._expr import (
     Check,
     Metric,
     as_float,
+    as_score,
     binary_check,
     input_checks,
 )
@@ -25,7 +26,7 @@ def top_k_accuracy_metric(
 ) -> Metric:
     """The :class:`Metric` behind :func:`top_k_accuracy`."""
     k = check_k(k, "top_k_accuracy", allow_none=False)  # type: ignore[assignment]
-    truth, score = as_float(y_true), as_float(y_score)
+    truth, score = as_float(y_true), as_score(y_score)
     # The true row's 0-based position, equal scores the later row first: in the
     # reversed rows an ordinal rank breaks ties that way.  One rank, each group
     # scalar read once (no common-subexpression elimination inside

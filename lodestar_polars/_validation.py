@@ -14,14 +14,41 @@ def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral)
 
 
-def check_k(k: object, caller: str, *, allow_none: bool = True) -> int | None:
-    """``k``: an int in [1, inf), or None where the function allows it."""
-    if k is None and allow_none:
+def check_int(value: object, name: str, caller: str, *, allow_none: bool = True) -> int | None:
+    """An int in [1, inf) of any integer type, or None where allowed.
+
+    As scikit-learn's ``Interval(Integral, 1, None)``: ``True`` passes as 1.
+    """
+    if value is None and allow_none:
         return None
-    if _is_int(k) and int(k) >= 1:  # type: ignore[call-overload]
-        return int(k)  # type: ignore[call-overload]
+    if _is_int(value) and int(value) >= 1:  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload]
     rule = "an int in the range [1, inf) or None" if allow_none else "an int in the range [1, inf)"
-    msg = f"The 'k' parameter of {caller} must be {rule}. Got {k!r} instead."
+    msg = f"The {name!r} parameter of {caller} must be {rule}. Got {value!r} instead."
+    raise InvalidParameterError(msg)
+
+
+def check_k(k: object, caller: str, *, allow_none: bool = True) -> int | None:
+    """``k``: an int in [1, inf) of any integer type, or None where the function allows it.
+
+    Any size is valid: a ``k`` past the longest group scores the whole group,
+    and nothing is built at the size of ``k`` (10**18 and 2**70 as well as 10).
+    """
+    return check_int(k, "k", caller, allow_none=allow_none)
+
+
+def check_real(value: object, name: str, caller: str, *, allow_none: bool = True) -> float | None:
+    """A finite real number of any numeric type (a bool is not one), or None where allowed."""
+    if value is None and allow_none:
+        return None
+    if (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, (bool, np.bool_))
+        and math.isfinite(value)
+    ):
+        return float(value)
+    rule = "a finite real number" + (" or None" if allow_none else "")
+    msg = f"The {name!r} parameter of {caller} must be {rule}. Got {value!r} instead."
     raise InvalidParameterError(msg)
 
 

@@ -309,6 +309,8 @@ def hit_rate_segments(
     row = relevant_rows[first]  # first relevant row of each segment that has one
     c = b.block[row]
     r = b.in_block[row]
+    # a k past the longest segment cuts nothing (and a huge k does not fit int64)
+    k = min(k, int(np.max(length, initial=0)))
     made = np.clip(k - b.ranking.above[row], 0, c.astype(np.int64))
     draw_of = np.repeat(np.arange(row.size), made)
     draw_start = np.concatenate(([0], np.cumsum(made)[:-1]))

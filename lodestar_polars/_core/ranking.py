@@ -140,7 +140,10 @@ class Ranking:
 def rank_segments(
     score: np.ndarray, length: np.ndarray, *, presorted: bool = False, break_ties: bool = True
 ) -> Ranking:
-    """Rank ``score`` (flat, float64, finite) within segments of ``length`` rows (each >= 1).
+    """Rank ``score`` (flat, finite) within segments of ``length`` rows (each >= 1).
+
+    The scores are ranked in their own dtype: an integer score is never cast
+    to float64, where integers above 2**53 would merge into ties.
 
     With ``presorted=True`` the rows are taken to be in ranking order already
     (each segment sorted by score descending, equal scores later input row
@@ -150,7 +153,7 @@ def rank_segments(
     read only ``above``/``through`` or rank values by themselves.
     """
     # no copy to turn -0.0 into 0.0: sorts and == treat them as equal already
-    score = np.asarray(score, dtype=np.float64)
+    score = _as_scores(score)
     length = np.asarray(length, dtype=np.int64)
     n = score.size
     start = np.zeros(length.size, dtype=np.int64)
@@ -163,9 +166,9 @@ def rank_segments(
         # has the segment as its primary key
         segment = np.repeat(np.arange(length.size), length)
         if break_ties:
-            order = np.lexsort((-np.arange(n), -score, segment))
+            order = np.lexsort((-np.arange(n), descending_key(score), segment))
         else:
-            order = np.lexsort((-score, segment))
+            order = np.lexsort((descending_key(score), segment))
         ranked = score[order]
     new_block = np.empty(n, dtype=bool)
     if n:
@@ -173,6 +176,26 @@ def rank_segments(
         np.not_equal(ranked[1:], ranked[:-1], out=new_block[1:])
         new_block[start[length > 0]] = True
     return Ranking(order, start, length, new_block)
+
+
+def _as_scores(score: ArrayLike) -> np.ndarray:
+    """Scores as an array that ranks as the values do: integers kept, anything else float64."""
+    array = np.asarray(score)
+    if array.dtype.kind in "iu":
+        return array
+    return np.asarray(array, dtype=np.float64)
+
+
+def descending_key(score: np.ndarray) -> np.ndarray:
+    """A key whose ascending order is ``score``'s descending order, in ``score``'s dtype.
+
+    ``-score`` for floats; for integers the bitwise complement ``~score``
+    (``-score - 1`` for signed, ``MAX - score`` for unsigned), which reverses
+    the order without the overflow of negating the smallest int64 or any uint64.
+    """
+    if score.dtype.kind in "iu":
+        return np.invert(score)
+    return -score
 
 
 def segment_running_sum(values: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
