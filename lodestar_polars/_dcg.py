@@ -53,7 +53,11 @@ def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> tuple[pl.Expr, t
     g = exponential_gain(relevance)
     # a relevance whose gain overflows (2 ** 1024) is "a value too large", in the same words
     null, nan, infinite = checks
-    return g, (null, nan, Check.any_row(g.is_infinite() | relevance.is_infinite(), infinite.message))
+    return g, (
+        null,
+        nan,
+        Check.any_row(g.is_infinite() | relevance.is_infinite(), infinite.message),
+    )
 
 
 def _checks(gain_checks: tuple[Check, ...], score: pl.Expr) -> tuple[Check, ...]:

@@ -653,3 +653,124 @@ def test_ideal_dcg_counted_or_sorted(gains: str, k: int | None) -> None:
         g = rel[q * n_docs : (q + 1) * n_docs].tolist()
         s = score[q * n_docs : (q + 1) * n_docs].tolist()
         assert value == pytest.approx(loop_ndcg(g, s, k=k), rel=1e-12, abs=1e-15)
+
+
+# ------------------------------------------------- integer scores and non-finite relevance
+# Issue 8 found wrong numbers in dtypes and values the properties above never drew:
+# integer scores beyond 2**53 (merged into ties by a cast to Float64) and infinite
+# relevances under the exponential gain.  These properties draw them.
+
+#: (Polars dtype, NumPy dtype, base): scores are ``base + offset``, offsets 0..7, so
+#: neighbouring scores differ by 1 where Float64 cannot tell them apart
+INTEGER_BASES = [
+    (pl.Int64, np.int64, 2**53),
+    (pl.Int64, np.int64, 2**63 - 8),
+    (pl.Int64, np.int64, -(2**63)),
+    (pl.UInt64, np.uint64, 2**64 - 8),
+    (pl.UInt64, np.uint64, 2**53 + 1),
+    (pl.UInt32, np.uint32, 2**32 - 8),
+    (pl.Int8, np.int8, -128),
+]
+INTEGER_FRAME = st.lists(
+    st.lists(st.tuples(RAW_TRUTH, st.integers(0, 7)), min_size=1, max_size=6),
+    min_size=1,
+    max_size=4,
+)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=SPEC_IDS)
+@pytest.mark.parametrize(
+    ("dtype", "np_dtype", "base"), INTEGER_BASES, ids=[f"{d}{b:+d}" for d, _, b in INTEGER_BASES]
+)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(raw=INTEGER_FRAME, raw_options=RAW_OPTIONS, path=PATH)
+@example(raw=[[(0, 0), (1, 1)]], raw_options=DEFAULTS, path="group_by")  # the issue's pair
+def test_integer_scores_match_the_loop_in_their_own_dtype(
+    paths: Any,
+    spec: Spec,
+    dtype: pl.DataType,
+    np_dtype: type,
+    base: int,
+    raw: RawFrame,
+    raw_options: dict[str, Any],
+    path: str,
+) -> None:
+    """Integer scores are ranked as integers on every path, as scikit-learn ranks int64.
+
+    The loop reference reads the scores as Python ints (exact); the frame holds
+    them in ``dtype``, one apart where Float64 would merge them.
+    """
+    rows_true, offsets = spec.rows(raw)
+    offsets = [[int(o) for o in row] for row in offsets]  # rows() pads with a 0.0
+    rows_score = [[base + o for o in row] for row in offsets]
+    options = spec.options(raw_options)
+    frame = paths.long_frame(rows_true, offsets).with_columns(
+        (pl.lit(base, dtype=dtype) + pl.col(paths.Y_SCORE).cast(dtype)).alias(paths.Y_SCORE)
+    )
+    assert frame.schema[paths.Y_SCORE] == dtype
+    got = paths.run_path(path, frame, spec.metric, **options)
+    if got is None:
+        got = paths.run_path("group_by", frame, spec.metric, **options)
+    loop = [spec.loop(t, s, **options) for t, s in zip(rows_true, rows_score, strict=True)]
+    _assert_close(got, loop, rel=REF_REL, abs_=REF_ABS, what=f"loop, {path} {options}")
+    length = np.array([len(t) for t in rows_true], dtype=np.int64)
+    flat_true = np.array([v for t in rows_true for v in t], dtype=np.float64)
+    flat_score = np.array([v for s in rows_score for v in s], dtype=np_dtype)
+    core = spec.core(flat_true, flat_score, length, **options).tolist()
+    _assert_close(got, core, rel=CORE_REL, abs_=CORE_ABS, what=f"core, {path} {options}")
+
+
+NON_FINITE_TRUTH = st.sampled_from([math.inf, -math.inf, math.nan])
+
+
+@pytest.mark.parametrize("metric", [lp.dcg, lp.ndcg], ids=["dcg", "ndcg"])
+@pytest.mark.parametrize("gain", ["linear", "exponential"])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    raw=RAW_FRAME,
+    spoil=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5), NON_FINITE_TRUTH), max_size=3),
+    path=PATH,
+)
+@example(raw=[[(1, 0.5), (0, 0.1)]], spoil=[(0, 0, -math.inf)], path="evaluate")  # issue 8
+def test_non_finite_relevance_refuses_its_group_under_every_gain(
+    paths: Any,
+    metric: Callable[..., pl.Expr],
+    gain: str,
+    raw: RawFrame,
+    spoil: list[tuple[int, int, float]],
+    path: str,
+) -> None:
+    """A group holding an infinite or NaN relevance is null; every other group is scored.
+
+    ``2 ** -inf - 1`` is a finite -1: the rule reads the relevance, not the gain.
+    """
+    rows_true, rows_score = BY_NAME[metric.__name__].rows(raw)
+    rows_true = [[float(v) for v in row] for row in rows_true]
+    spoiled = set()
+    for group, row, value in spoil:
+        if group < len(rows_true) and row < len(rows_true[group]):
+            rows_true[group][row] = value
+            spoiled.add(group)
+    frame = paths.long_frame(rows_true, rows_score)
+    options = {"gain": gain}
+    got = paths.run_path(path, frame, metric, **options)
+    if got is None:  # evaluate names the exponential gain "_burges"
+        name = f"{metric.__name__}_burges" if gain == "exponential" else metric.__name__
+        source = frame.lazy() if path == "evaluate_lazy" else frame
+        out = lp.evaluate(
+            source, [name], by=paths.QUERY, y_true=paths.Y_TRUE, y_score=paths.Y_SCORE, strict=False
+        )
+        out = out.collect() if isinstance(out, pl.LazyFrame) else out
+        got = dict(zip(out[paths.QUERY], out[name], strict=True))
+        got = [got[q] for q in range(len(rows_true))]
+    for group, (t, s) in enumerate(zip(rows_true, rows_score, strict=True)):
+        if group in spoiled:
+            assert got[group] is None, (group, got)
+            continue
+        g = [2.0**v - 1.0 for v in t] if gain == "exponential" else t
+        if metric is lp.ndcg and min(g) < 0:
+            assert got[group] is None, (group, got)  # ndcg refuses negative gains
+            continue
+        want = loop_dcg(g, s) if metric is lp.dcg else loop_ndcg(g, s)
+        assert got[group] is not None
+        assert math.isclose(got[group], want, rel_tol=REF_REL, abs_tol=REF_ABS), (group, got, want)

@@ -192,7 +192,10 @@ def test_non_finite_relevance_is_refused_under_every_gain(
 @pytest.mark.parametrize(
     ("relevance", "reason"),
     [
-        (float("-inf"), "Input y_true contains infinity or a value too large for dtype('float64')."),
+        (
+            float("-inf"),
+            "Input y_true contains infinity or a value too large for dtype('float64').",
+        ),
         (float("inf"), "Input y_true contains infinity or a value too large for dtype('float64')."),
         (float("nan"), "Input y_true contains NaN."),
     ],
