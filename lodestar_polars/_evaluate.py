@@ -14,52 +14,26 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import cache, partial
+from dataclasses import dataclass
+from functools import cache
 from typing import Any, overload
 
-import numpy as np
 import polars as pl
 from polars.io.plugins import register_io_source
 
-from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
-from lodestar_polars._core.ir import (
-    average_precision_at_k_segments,
-    exponential_gain,
-    hit_rate_segments,
-    precision_segments,
-    r_precision_segments,
-    recall_segments,
-)
-from lodestar_polars._core.label_ranking import (
-    average_precision_segments,
-    coverage_segments,
-    lrap_segments,
-    ranking_loss_segments,
-)
-from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
-from lodestar_polars._core.top_k import top_k_segments
-from lodestar_polars._dcg import dcg_metric, ndcg_metric
 from lodestar_polars._expr import Metric, as_float, as_score
-from lodestar_polars._ir import (
-    average_precision_at_k_metric,
-    hit_rate_metric,
-    precision_metric,
-    r_precision_metric,
-    recall_metric,
+from lodestar_polars._registry import (
+    MetricSpec,
+    Sorted,
+    metric_names,
+    resolve,
+    unknown_metric_message,
 )
-from lodestar_polars._label_ranking import (
-    average_precision_metric,
-    coverage_error_metric,
-    label_ranking_average_precision_metric,
-    label_ranking_loss_metric,
-)
-from lodestar_polars._reciprocal_rank import reciprocal_rank_metric
-from lodestar_polars._top_k import top_k_accuracy_metric
 from lodestar_polars._validation import check_bool, check_int
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
+
+__all__ = ["Progress", "evaluate", "mean_of_groups", "metric_names"]
 
 _PREFIX = "__lodestar_"
 _LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
@@ -68,227 +42,19 @@ _SHOWN = 5
 
 
 @dataclass(frozen=True)
-class _Sorted:
-    """The sorted frame's columns as NumPy arrays, segment by segment."""
-
-    gain: np.ndarray
-    score: np.ndarray
-    length: np.ndarray
-
-
-Core = Callable[[_Sorted, dict[str, Any]], np.ndarray]
-
-
-def _segmented(
-    fn: Callable[..., np.ndarray], truth: Callable[[np.ndarray], np.ndarray], **fixed: Any
-) -> Core:
-    def core(a: _Sorted, options: dict[str, Any]) -> np.ndarray:
-        return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
-
-    return core
-
-
-def _gain(g: np.ndarray) -> np.ndarray:
-    return g
-
-
-def _positive(g: np.ndarray) -> np.ndarray:
-    return g > 0
-
-
-def _true(g: np.ndarray) -> np.ndarray:
-    return g == 1.0
-
-
-def _exponential(g: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        gain = exponential_gain(g)
-    return np.where(np.isfinite(gain), gain, 0.0)  # an overflow refuses the group
-
-
-@dataclass(frozen=True)
-class _Spec:
-    builder: Callable[..., Metric]
-    core: Core
-    takes_k: bool
-    defaults: dict[str, Any] = field(default_factory=dict)
-    row_order: bool = False
-    """Whether the core reads which row sits where inside a tie (equal scores
-    ranked later row first); metrics that average over ties do not, and the
-    frame is then sorted without the row-index key, which is cheaper."""
-
-
-_METRICS: dict[str, _Spec] = {
-    "dcg": _Spec(
-        dcg_metric,
-        _segmented(dcg_segments, _gain, log_base=2, ignore_ties=False),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-    "ndcg": _Spec(
-        ndcg_metric,
-        _segmented(ndcg_segments, _gain, ignore_ties=False),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-    "reciprocal_rank": _Spec(
-        reciprocal_rank_metric,
-        _segmented(reciprocal_rank_segments, _positive, ignore_ties=False),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-    "top_k_accuracy": _Spec(
-        top_k_accuracy_metric,
-        _segmented(top_k_segments, _true),
-        takes_k=True,
-        defaults={"k": 2},
-        row_order=True,
-    ),
-    "average_precision": _Spec(
-        average_precision_metric, _segmented(average_precision_segments, _true), takes_k=False
-    ),
-    "coverage_error": _Spec(
-        coverage_error_metric, _segmented(coverage_segments, _true), takes_k=False
-    ),
-    "label_ranking_loss": _Spec(
-        label_ranking_loss_metric, _segmented(ranking_loss_segments, _true), takes_k=False
-    ),
-    "label_ranking_average_precision": _Spec(
-        label_ranking_average_precision_metric, _segmented(lrap_segments, _true), takes_k=False
-    ),
-    # ranx's Burges (N)DCG: the gain 2^rel - 1
-    "dcg_burges": _Spec(
-        partial(dcg_metric, gain="exponential"),
-        _segmented(dcg_segments, _exponential, log_base=2, ignore_ties=False),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-    "ndcg_burges": _Spec(
-        partial(ndcg_metric, gain="exponential"),
-        _segmented(ndcg_segments, _exponential, ignore_ties=False),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-    # the IR family, the rows as the whole truth (relevant: y_true > 0), ties averaged
-    "precision": _Spec(
-        precision_metric,
-        _segmented(precision_segments, _positive),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-    "recall": _Spec(
-        recall_metric, _segmented(recall_segments, _positive), takes_k=True, defaults={"k": None}
-    ),
-    # no "k" in defaults: a cutoff is required
-    "hit_rate": _Spec(hit_rate_metric, _segmented(hit_rate_segments, _positive), takes_k=True),
-    "r_precision": _Spec(
-        r_precision_metric, _segmented(r_precision_segments, _positive), takes_k=False
-    ),
-    "average_precision_at_k": _Spec(
-        average_precision_at_k_metric,
-        _segmented(average_precision_at_k_segments, _positive, denominator="relevant"),
-        takes_k=True,
-        defaults={"k": None},
-    ),
-}
-_ALIASES = {
-    "rr": "reciprocal_rank",
-    "mrr": "reciprocal_rank",
-    "recip_rank": "reciprocal_rank",
-    "ap": "average_precision",
-    "top_k": "top_k_accuracy",
-    "lrap": "label_ranking_average_precision",
-    "p": "precision",
-    "r": "recall",
-    "success": "hit_rate",
-    "rprec": "r_precision",
-    "r-precision": "r_precision",
-    "map": "average_precision_at_k",
-    "map_cut": "average_precision_at_k",
-    "ndcg_cut": "ndcg",
-}
-# trec_eval's and ir_measures' spellings that a lowercase look-up would misread
-# ("AP@100" is ir_measures' AP cut at 100; "ap" is scikit-learn's AP)
-_CASED_ALIASES = {
-    "AP": "average_precision_at_k",
-    "P": "precision",
-    "R": "recall",
-    "RR": "reciprocal_rank",
-    "Rprec": "r_precision",
-    "Success": "hit_rate",
-    "nDCG": "ndcg",
-}
-# trec_eval names whose cutoff follows a dot ("P.10") or, as printed, an underscore ("P_10")
-_TREC_CUTOFF = frozenset({"p", "recall", "success", "ndcg_cut", "map_cut"})
-# trec_eval names that always take a cutoff
-_NEEDS_CUTOFF = frozenset({"ndcg_cut", "map_cut"})
-# names of other tools that mean something lp.evaluate does not compute
-_NOT_OFFERED = {
-    "hits": (
-        "ranx's 'hits' is the number of relevant rows in the top k, not the hit rate: write "
-        "'hit_rate@k' for the chance of a hit, or 'precision@k' (times k) for the count"
-    ),
-}
-_NAME = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+))?$")
-
-
-def metric_names() -> list[str]:
-    """Every name :func:`evaluate` accepts (aliases included), sorted."""
-    return sorted({*_METRICS, *_ALIASES, *_CASED_ALIASES})
-
-
-def _canonical(text: str) -> tuple[str, str | None] | None:
-    """``(metric, cutoff text)`` a name stands for, or None when it names nothing."""
-    match = _NAME.match(text.strip())
-    if not match:
-        return None
-    written, key = match["name"], match["name"].lower()
-    if match["sep"] is not None and match["sep"] != "@" and key not in _TREC_CUTOFF:
-        return None
-    if key in _NOT_OFFERED:
-        msg = f"metric {text!r}: {_NOT_OFFERED[key]}"
-        raise InvalidParameterError(msg)
-    name = _CASED_ALIASES.get(written) or _ALIASES.get(key, key)
-    if name not in _METRICS:
-        return None
-    needs_cutoff = key in _NEEDS_CUTOFF or (
-        _METRICS[name].takes_k and "k" not in _METRICS[name].defaults
-    )
-    if needs_cutoff and match["k"] is None:
-        example = f"{written}.10" if key in _NEEDS_CUTOFF else f"{written}@10"
-        msg = f"metric {text!r}: {written} needs a cutoff, write it as {example!r} (say)"
-        raise InvalidParameterError(msg)
-    return name, match["k"]
-
-
-@dataclass(frozen=True)
 class _Parsed:
     metric: Metric
-    spec: _Spec
+    spec: MetricSpec
     options: dict[str, Any]
 
 
 def _parse(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> _Parsed:
-    found = _canonical(text) if isinstance(text, str) else None
+    found = resolve(text) if isinstance(text, str) else None
     if found is None:
-        msg = (
-            f"unknown metric {text!r}: expected a name among {metric_names()}, "
-            "optionally followed by @k for a cutoff (e.g. 'ndcg@10'), or a trec_eval name "
-            "with its cutoff after a dot (e.g. 'P.10', 'ndcg_cut.10')"
-        )
-        raise InvalidParameterError(msg)
-    name, cutoff = found
-    spec = _METRICS[name]
-    options = dict(spec.defaults)
-    if cutoff is not None:
-        if not spec.takes_k:
-            msg = f"metric {text!r}: {name} takes no cutoff, write it without '@{cutoff}'"
-            if name == "average_precision":
-                msg += " (AP cut at k is 'map@k')"
-            raise InvalidParameterError(msg)
-        options["k"] = int(cutoff)
-    metric = spec.builder(y_true, y_score, name=text, **options)  # validates options
-    return _Parsed(metric, spec, options)
+        raise InvalidParameterError(unknown_metric_message(text))
+    options = found.spec.options(found.k)
+    metric = found.spec.builder(y_true, y_score, name=text, **options)  # validates options
+    return _Parsed(metric, found.spec, options)
 
 
 def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
@@ -409,7 +175,7 @@ def _evaluate_frame(
     s = pl.col(y_score).fill_null(0) if frame.schema[y_score].is_integer() else finite(y_score)
     # both columns gathered in one select (Polars runs them in parallel)
     in_order = frame.select(finite(y_true).gather(order).alias("g"), s.gather(order).alias("s"))
-    arrays = _Sorted(in_order["g"].to_numpy(), in_order["s"].to_numpy(), groups[_LEN].to_numpy())
+    arrays = Sorted(in_order["g"].to_numpy(), in_order["s"].to_numpy(), groups[_LEN].to_numpy())
     columns = []
     for i, p in enumerate(parsed):
         values = p.spec.core(arrays, p.options)

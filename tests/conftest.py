@@ -28,6 +28,7 @@ which also keeps them usable inside hypothesis tests.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -36,6 +37,7 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
+from lodestar_polars._registry import REGISTRY
 
 PATHS = ("group_by", "lazy", "streaming", "over", "select", "evaluate", "evaluate_lazy")
 
@@ -43,16 +45,22 @@ QUERY, Y_TRUE, Y_SCORE = "query", "y_true", "y_score"
 
 Metric = Callable[..., pl.Expr]
 
-#: evaluate's name of each public expression, and the options its name can carry.
+
+def _keyword_defaults(function: Metric) -> dict[str, Any]:
+    """The keyword-only options of an expression with a default, and the default."""
+    return {
+        p.name: p.default
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is not inspect.Parameter.empty
+    }
+
+
+#: evaluate's name of each public expression, and the options its name can carry,
+#: read from the metric registry (a name that fixes options, ndcg_burges, is left out)
 _EVALUATE_NAMES: dict[Metric, tuple[str, dict[str, Any]]] = {
-    lp.dcg: ("dcg", {"k": None, "log_base": 2, "ignore_ties": False}),
-    lp.ndcg: ("ndcg", {"k": None, "ignore_ties": False}),
-    lp.reciprocal_rank: ("rr", {"k": None, "ignore_ties": False}),
-    lp.top_k_accuracy: ("top_k_accuracy", {"k": 2}),
-    lp.average_precision: ("ap", {}),
-    lp.coverage_error: ("coverage_error", {}),
-    lp.label_ranking_loss: ("label_ranking_loss", {}),
-    lp.label_ranking_average_precision: ("lrap", {}),
+    spec.expression: (spec.name, _keyword_defaults(spec.expression))
+    for spec in REGISTRY
+    if not spec.fixed
 }
 
 ALL_METRICS: tuple[Metric, ...] = tuple(_EVALUATE_NAMES)
@@ -66,7 +74,7 @@ def evaluate_name(metric: Metric, options: dict[str, Any]) -> str | None:
     stand in for anything).
     """
     name, defaults = _EVALUATE_NAMES[metric]
-    if set(options) - set(defaults):
+    if set(options) - set(defaults) - {"k"}:
         return None
     for key, value in options.items():
         if key == "k":

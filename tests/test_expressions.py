@@ -909,11 +909,13 @@ def test_evaluate_weights_summing_to_zero_raise() -> None:
             "foo",
             "unknown metric 'foo': expected a name among ['AP', 'P', 'R', 'RR', 'Rprec', "
             "'Success', 'ap', 'average_precision', 'average_precision_at_k', "
-            "'coverage_error', 'dcg', 'dcg_burges', 'hit_rate', "
-            "'label_ranking_average_precision', 'label_ranking_loss', 'lrap', 'map', "
-            "'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'p', 'precision', "
-            "'r', 'r-precision', 'r_precision', 'recall', 'recip_rank', 'reciprocal_rank', "
-            "'rprec', 'rr', 'success', 'top_k', 'top_k_accuracy'], optionally followed by @k "
+            "'average_precision_score', 'coverage_error', 'dcg', 'dcg_burges', 'dcg_score', "
+            "'hit_rate', 'label_ranking_average_precision', "
+            "'label_ranking_average_precision_score', 'label_ranking_loss', 'lrap', 'map', "
+            "'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'ndcg_score', "
+            "'precision', 'r-precision', 'r_precision', 'recall', 'recip_rank', "
+            "'reciprocal_rank', 'rr', 'success', 'top_k', 'top_k_accuracy', "
+            "'top_k_accuracy_score'], optionally followed by @k "
             "for a cutoff (e.g. 'ndcg@10'), or a trec_eval name with its cutoff after a dot "
             "(e.g. 'P.10', 'ndcg_cut.10')",
         ),

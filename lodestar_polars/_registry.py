@@ -1,0 +1,491 @@
+"""The metric registry: the one home of every metric's names, cutoff, options and implementations.
+
+Each :class:`MetricSpec` holds, for one metric that :func:`lodestar_polars.evaluate`
+computes:
+
+* its canonical name and every other name it answers to (:class:`Name`), with
+  the tool that spells it so (scikit-learn, trec_eval, ranx, ir_measures), how
+  a cutoff is written after it (``@k``; trec_eval's ``.k`` and ``_k``) and
+  whether the name matches in any case or only as written (``AP`` is
+  ir_measures' AP cut at k, ``ap`` scikit-learn's average precision);
+* whether it takes a cutoff (``"none"``, ``"optional"``, ``"required"``) and the
+  options its name fixes (``gain="exponential"`` for ``ndcg_burges``);
+* the public Polars expression, the :class:`~lodestar_polars._expr.Metric`
+  builder behind it (rules and value), and the NumPy segment core that
+  :func:`~lodestar_polars.evaluate` runs over the sorted frame;
+* the trec_eval measure it is, uncut and cut (``("ndcg", "ndcg_cut")``), for
+  :mod:`lodestar_polars.trec`.
+
+:func:`resolve` reads a name (``"nDCG@10"``, ``"P.10"``, ``"map_cut.100"``);
+``lp.evaluate``'s parser, ``lp.trec``'s alias names, the CLI's help, the test
+suite's name tables and the docs' name table (:func:`names_table`, checked by
+a test against docs/evaluate.md) all read this module.  A new metric is added
+here, once (docs/decisions/0009-metric-registry.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+
+from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
+from lodestar_polars._core.ir import (
+    average_precision_at_k_segments,
+    exponential_gain,
+    hit_rate_segments,
+    precision_segments,
+    r_precision_segments,
+    recall_segments,
+)
+from lodestar_polars._core.label_ranking import (
+    average_precision_segments,
+    coverage_segments,
+    lrap_segments,
+    ranking_loss_segments,
+)
+from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
+from lodestar_polars._core.top_k import top_k_segments
+from lodestar_polars._dcg import dcg, dcg_metric, ndcg, ndcg_metric
+from lodestar_polars._expr import Metric
+from lodestar_polars._ir import (
+    average_precision_at_k,
+    average_precision_at_k_metric,
+    hit_rate,
+    hit_rate_metric,
+    precision,
+    precision_metric,
+    r_precision,
+    r_precision_metric,
+    recall,
+    recall_metric,
+)
+from lodestar_polars._label_ranking import (
+    average_precision,
+    average_precision_metric,
+    coverage_error,
+    coverage_error_metric,
+    label_ranking_average_precision,
+    label_ranking_average_precision_metric,
+    label_ranking_loss,
+    label_ranking_loss_metric,
+)
+from lodestar_polars._reciprocal_rank import reciprocal_rank, reciprocal_rank_metric
+from lodestar_polars._top_k import top_k_accuracy, top_k_accuracy_metric
+from lodestar_polars.exceptions import InvalidParameterError
+
+Tool = Literal["lodestar_polars", "scikit-learn", "trec_eval", "ranx", "ir_measures"]
+Cutoff = Literal["none", "optional", "required"]
+
+
+@dataclass(frozen=True)
+class Sorted:
+    """The sorted frame's columns as NumPy arrays, segment by segment (``lp.evaluate``)."""
+
+    gain: np.ndarray
+    score: np.ndarray
+    length: np.ndarray
+
+
+Core = Callable[[Sorted, dict[str, Any]], np.ndarray]
+
+
+def segmented(
+    fn: Callable[..., np.ndarray], truth: Callable[[np.ndarray], np.ndarray], **fixed: Any
+) -> Core:
+    """A segment core over presorted arrays: ``fn(truth(gain), score, length, **options)``."""
+
+    def core(a: Sorted, options: dict[str, Any]) -> np.ndarray:
+        return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
+
+    return core
+
+
+def _gain(g: np.ndarray) -> np.ndarray:
+    return g
+
+
+def _positive(g: np.ndarray) -> np.ndarray:
+    return g > 0
+
+
+def _true(g: np.ndarray) -> np.ndarray:
+    return g == 1.0
+
+
+def _exponential(g: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        gain = exponential_gain(g)
+    return np.where(np.isfinite(gain), gain, 0.0)  # an overflow refuses the group
+
+
+@dataclass(frozen=True)
+class Name:
+    """A name a metric answers to, and how it is written."""
+
+    text: str
+    tool: Tool
+    exact_case: bool = False
+    """Matched only as written (``AP``, ``nDCG``); otherwise in any case."""
+    trec_cutoff: bool = False
+    """The cutoff may also follow a dot or an underscore, as trec_eval writes it (``P.10``)."""
+    cutoff: Cutoff | None = None
+    """Overrides the metric's own rule for this name (``ndcg_cut`` requires a cutoff)."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One metric of the registry (see the module docstring)."""
+
+    name: str
+    expression: Callable[..., pl.Expr]
+    builder: Callable[..., Metric]
+    core: Core
+    cutoff: Cutoff
+    names: tuple[Name, ...]
+    summary: str
+    """What the metric is, as the docs' name table says it."""
+    fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
+    default_k: int | None = None
+    """The cutoff used when the name has none (``top_k_accuracy``: 2)."""
+    row_order: bool = False
+    """Whether the core reads which row sits where inside a tie (equal scores
+    ranked later row first); metrics that average over ties do not, and the
+    frame is then sorted without the row-index key, which is cheaper."""
+    trec: tuple[str | None, str | None] = (None, None)
+    """The trec_eval measure this metric is, without a cutoff and with one."""
+
+    def options(self, k: int | None) -> dict[str, Any]:
+        """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
+        if self.cutoff == "none":
+            return {}
+        return {"k": self.default_k if k is None else k}
+
+
+def _names(*names: Name) -> tuple[Name, ...]:
+    return names
+
+
+REGISTRY: tuple[MetricSpec, ...] = (
+    MetricSpec(
+        "dcg",
+        dcg,
+        dcg_metric,
+        segmented(dcg_segments, _gain, log_base=2, ignore_ties=False),
+        "optional",
+        _names(Name("dcg_score", "scikit-learn")),
+        "discounted cumulative gain, ties averaged",
+    ),
+    MetricSpec(
+        "ndcg",
+        ndcg,
+        ndcg_metric,
+        segmented(ndcg_segments, _gain, ignore_ties=False),
+        "optional",
+        _names(
+            Name("ndcg_score", "scikit-learn"),
+            Name("nDCG", "ir_measures", exact_case=True),
+            Name("ndcg_cut", "trec_eval", trec_cutoff=True, cutoff="required"),
+        ),
+        "normalized DCG, ties averaged",
+        trec=("ndcg", "ndcg_cut"),
+    ),
+    MetricSpec(
+        "reciprocal_rank",
+        reciprocal_rank,
+        reciprocal_rank_metric,
+        segmented(reciprocal_rank_segments, _positive, ignore_ties=False),
+        "optional",
+        _names(
+            Name("rr", "lodestar_polars"),
+            Name("mrr", "ranx"),
+            Name("recip_rank", "trec_eval"),
+            Name("RR", "ir_measures", exact_case=True),
+        ),
+        "reciprocal rank of the first relevant row, its expectation over ties",
+        trec=("recip_rank", "recip_rank"),
+    ),
+    MetricSpec(
+        "top_k_accuracy",
+        top_k_accuracy,
+        top_k_accuracy_metric,
+        segmented(top_k_segments, _true),
+        "optional",
+        _names(
+            Name("top_k", "lodestar_polars"),
+            Name("top_k_accuracy_score", "scikit-learn"),
+        ),
+        "whether the true class is in the top k (without @k, k=2)",
+        default_k=2,
+        row_order=True,
+    ),
+    MetricSpec(
+        "average_precision",
+        average_precision,
+        average_precision_metric,
+        segmented(average_precision_segments, _true),
+        "none",
+        _names(
+            Name("ap", "lodestar_polars"),
+            Name("average_precision_score", "scikit-learn"),
+        ),
+        "scikit-learn's binary average precision (AP cut at k is 'map@k')",
+    ),
+    MetricSpec(
+        "coverage_error",
+        coverage_error,
+        coverage_error_metric,
+        segmented(coverage_segments, _true),
+        "none",
+        _names(Name("coverage_error", "scikit-learn")),
+        "how far down one reads to see every relevant label",
+    ),
+    MetricSpec(
+        "label_ranking_loss",
+        label_ranking_loss,
+        label_ranking_loss_metric,
+        segmented(ranking_loss_segments, _true),
+        "none",
+        _names(Name("label_ranking_loss", "scikit-learn")),
+        "fraction of (relevant, irrelevant) pairs ranked wrongly",
+    ),
+    MetricSpec(
+        "label_ranking_average_precision",
+        label_ranking_average_precision,
+        label_ranking_average_precision_metric,
+        segmented(lrap_segments, _true),
+        "none",
+        _names(
+            Name("lrap", "lodestar_polars"),
+            Name("label_ranking_average_precision_score", "scikit-learn"),
+        ),
+        "label ranking average precision",
+    ),
+    MetricSpec(
+        "dcg_burges",
+        dcg,
+        partial(dcg_metric, gain="exponential"),
+        segmented(dcg_segments, _exponential, log_base=2, ignore_ties=False),
+        "optional",
+        _names(Name("dcg_burges", "ranx")),
+        "DCG with the gain 2^rel - 1 (ranx's Burges DCG)",
+        fixed=MappingProxyType({"gain": "exponential"}),
+    ),
+    MetricSpec(
+        "ndcg_burges",
+        ndcg,
+        partial(ndcg_metric, gain="exponential"),
+        segmented(ndcg_segments, _exponential, ignore_ties=False),
+        "optional",
+        _names(Name("ndcg_burges", "ranx")),
+        "NDCG with the gain 2^rel - 1 (ranx's Burges NDCG)",
+        fixed=MappingProxyType({"gain": "exponential"}),
+    ),
+    MetricSpec(
+        "precision",
+        precision,
+        precision_metric,
+        segmented(precision_segments, _positive),
+        "optional",
+        _names(
+            Name("precision", "ranx"),
+            Name("P", "trec_eval", trec_cutoff=True),
+            Name("P", "ir_measures"),
+        ),
+        "relevant rows in the top k over k (without @k, the whole group)",
+        trec=(None, "P"),
+    ),
+    MetricSpec(
+        "recall",
+        recall,
+        recall_metric,
+        segmented(recall_segments, _positive),
+        "optional",
+        _names(
+            Name("recall", "ranx"),
+            Name("recall", "trec_eval", trec_cutoff=True),
+            Name("R", "ir_measures"),
+        ),
+        "relevant rows in the top k over all relevant rows (without @k, the whole group)",
+        trec=(None, "recall"),
+    ),
+    MetricSpec(
+        "hit_rate",
+        hit_rate,
+        hit_rate_metric,
+        segmented(hit_rate_segments, _positive),
+        "required",
+        _names(
+            Name("hit_rate", "ranx"),
+            Name("success", "trec_eval", trec_cutoff=True),
+            Name("Success", "ir_measures"),
+        ),
+        "chance of a relevant row in the top k",
+        trec=(None, "success"),
+    ),
+    MetricSpec(
+        "r_precision",
+        r_precision,
+        r_precision_metric,
+        segmented(r_precision_segments, _positive),
+        "none",
+        _names(
+            Name("Rprec", "trec_eval"),
+            Name("Rprec", "ir_measures"),
+            Name("r-precision", "ranx"),
+        ),
+        "precision at R, the number of relevant rows",
+        trec=("Rprec", None),
+    ),
+    MetricSpec(
+        "average_precision_at_k",
+        average_precision_at_k,
+        average_precision_at_k_metric,
+        segmented(average_precision_at_k_segments, _positive, denominator="relevant"),
+        "optional",
+        _names(
+            Name("map", "ranx"),
+            Name("map", "trec_eval"),
+            Name("map_cut", "trec_eval", trec_cutoff=True, cutoff="required"),
+            Name("AP", "ir_measures", exact_case=True),
+        ),
+        "AP over the top k, denominator the relevant rows (trec_eval's map_cut)",
+        trec=("map", "map_cut"),
+    ),
+)
+"""Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
+
+BY_NAME: Mapping[str, MetricSpec] = MappingProxyType({spec.name: spec for spec in REGISTRY})
+
+NOT_OFFERED: Mapping[str, str] = MappingProxyType(
+    {
+        "hits": (
+            "ranx's 'hits' is the number of relevant rows in the top k, not the hit rate: "
+            "write 'hit_rate@k' for the chance of a hit, or 'precision@k' (times k) for the count"
+        ),
+    }
+)
+"""Names of other tools that mean something lodestar_polars does not compute (lowercase)."""
+
+
+def _lookups() -> tuple[dict[str, tuple[MetricSpec, Name]], dict[str, tuple[MetricSpec, Name]]]:
+    exact: dict[str, tuple[MetricSpec, Name]] = {}
+    folded: dict[str, tuple[MetricSpec, Name]] = {}
+    for spec in REGISTRY:
+        for name in (Name(spec.name, "lodestar_polars"), *spec.names):
+            table, key = (exact, name.text) if name.exact_case else (folded, name.text.lower())
+            if key not in table or (name.trec_cutoff and not table[key][1].trec_cutoff):
+                # two tools spelling a name alike: the one that takes trec_eval's
+                # dotted cutoff ("recall.100") is kept
+                if key in table and table[key][0] is not spec:  # pragma: no cover
+                    msg = f"the name {name.text!r} is given to {table[key][0].name} and {spec.name}"
+                    raise AssertionError(msg)
+                table[key] = (spec, name)
+            elif table[key][0] is not spec:  # pragma: no cover - a registry bug
+                msg = f"the name {name.text!r} is given to {table[key][0].name} and {spec.name}"
+                raise AssertionError(msg)
+    return exact, folded
+
+
+_EXACT, _FOLDED = _lookups()
+_PATTERN = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+))?$")
+
+
+def metric_names() -> list[str]:
+    """Every name :func:`~lodestar_polars.evaluate` accepts (aliases included), sorted."""
+    return sorted(
+        {n.text for spec in REGISTRY for n in (Name(spec.name, "lodestar_polars"), *spec.names)}
+    )
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A metric name read: the metric, the name as it matched, and the cutoff written."""
+
+    spec: MetricSpec
+    name: Name
+    k: int | None
+
+
+def _cutoff_rule(resolved: Resolved) -> Cutoff:
+    return resolved.name.cutoff or resolved.spec.cutoff
+
+
+def resolve(text: str) -> Resolved | None:
+    """The metric a name stands for (``"nDCG@10"``, ``"P.10"``), or None when it names nothing.
+
+    Raises :class:`~lodestar_polars.InvalidParameterError` for a name of
+    another tool that means something not computed here, a cutoff on a metric
+    that takes none, and a missing cutoff where one is needed.
+    """
+    match = _PATTERN.match(text.strip())
+    if not match:
+        return None
+    written = match["name"]
+    if written.lower() in NOT_OFFERED:
+        msg = f"metric {text!r}: {NOT_OFFERED[written.lower()]}"
+        raise InvalidParameterError(msg)
+    found = _EXACT.get(written) or _FOLDED.get(written.lower())
+    if found is None:
+        return None
+    spec, name = found
+    if match["sep"] is not None and match["sep"] != "@" and not name.trec_cutoff:
+        return None
+    resolved = Resolved(spec, name, None if match["k"] is None else int(match["k"]))
+    rule = _cutoff_rule(resolved)
+    if rule == "required" and resolved.k is None:
+        example = f"{written}.10" if name.cutoff == "required" else f"{written}@10"
+        msg = f"metric {text!r}: {written} needs a cutoff, write it as {example!r} (say)"
+        raise InvalidParameterError(msg)
+    if rule == "none" and resolved.k is not None:
+        msg = f"metric {text!r}: {spec.name} takes no cutoff, write it without '@{match['k']}'"
+        if spec.name == "average_precision":
+            msg += " (AP cut at k is 'map@k')"
+        raise InvalidParameterError(msg)
+    return resolved
+
+
+def unknown_metric_message(text: object) -> str:
+    """The sentence for a name :func:`resolve` does not know."""
+    return (
+        f"unknown metric {text!r}: expected a name among {metric_names()}, "
+        "optionally followed by @k for a cutoff (e.g. 'ndcg@10'), or a trec_eval name "
+        "with its cutoff after a dot (e.g. 'P.10', 'ndcg_cut.10')"
+    )
+
+
+def names_table() -> str:
+    """The docs' table of :func:`~lodestar_polars.evaluate`'s names (docs/evaluate.md).
+
+    A test checks that the page holds this table as it is, so the docs cannot
+    drift from the names :func:`resolve` reads.
+    """
+    cutoff = {"none": "no", "optional": "yes", "required": "required"}
+    lines = [
+        "| name | expression | what | other names (tool) | takes `@k` |",
+        "|---|---|---|---|---|",
+    ]
+    for spec in REGISTRY:
+        tools: dict[str, list[str]] = {}
+        notes: dict[str, str] = {}
+        for name in spec.names:
+            tools.setdefault(name.text, []).append(name.tool)
+            if name.trec_cutoff:
+                notes[name.text] = " `.k`" + (" required" if name.cutoff == "required" else "")
+        others = "; ".join(
+            f"`{text}`{notes.get(text, '')} ({', '.join(by)})" for text, by in tools.items()
+        )
+        function = spec.expression.__name__
+        expression = f"[`lp.{function}`](metrics/{function}.md)"
+        expression += "".join(f", `{key}={value!r}`" for key, value in spec.fixed.items())
+        lines.append(
+            f"| `{spec.name}` | {expression} | {spec.summary} | {others} | {cutoff[spec.cutoff]} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,144 @@
+"""The metric registry is the one home of the names: the parser, the docs and the tests read it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars._registry import (
+    BY_NAME,
+    REGISTRY,
+    metric_names,
+    names_table,
+    resolve,
+)
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def test_docs_names_table_is_the_registry() -> None:
+    """docs/evaluate.md holds the registry's table as it is: edit the registry, then paste."""
+    page = (DOCS / "evaluate.md").read_text(encoding="utf-8")
+    assert names_table() in page, (
+        "docs/evaluate.md's metric names table differs from the registry; replace it with "
+        "lodestar_polars._registry.names_table()"
+    )
+
+
+def _peer_rows() -> list[list[str]]:
+    page = (DOCS / "evaluate.md").read_text(encoding="utf-8")
+    section = page.split("## Names from trec_eval, ranx and ir_measures", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    header, *body = rows
+    assert header.split("|")[1:-1] == [
+        " measure ",
+        " trec_eval ",
+        " ranx ",
+        " ir_measures ",
+        " metric here ",
+    ]
+    return [[cell.strip() for cell in row.split("|")[1:-1]] for row in body]
+
+
+def _first_code(cell: str) -> str | None:
+    found = re.search(r"`([^`]+)`", cell)
+    return found[1] if found else None
+
+
+@pytest.mark.parametrize("row", _peer_rows(), ids=lambda row: row[0])
+def test_docs_peer_names_resolve_to_the_metric_named(row: list[str]) -> None:
+    """Each peer spelling in docs/evaluate.md's table reads as the metric in its last column."""
+    here = _first_code(row[-1])
+    assert here is not None
+    expected = resolve(here.replace("@k", "@10"))
+    assert expected is not None, here
+    for cell in row[1:-1]:
+        name = _first_code(cell)
+        if name is None:
+            continue
+        found = resolve(name)
+        assert found is not None, name
+        assert found.spec is expected.spec, (name, found.spec.name, expected.spec.name)
+
+
+@pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
+def test_every_name_of_a_metric_resolves_to_it(spec: object) -> None:
+    assert spec is BY_NAME[spec.name]  # type: ignore[attr-defined]
+    for name in (spec.name, *(n.text for n in spec.names)):  # type: ignore[attr-defined]
+        cutoff = "" if spec.cutoff != "required" else "@3"  # type: ignore[attr-defined]
+        for written in {name + cutoff if "_cut" not in name else f"{name}.3"}:
+            found = resolve(written)
+            assert found is not None, written
+            assert found.spec is spec, written
+
+
+@pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
+def test_every_metric_is_public_with_a_page(spec: object) -> None:
+    function = spec.expression  # type: ignore[attr-defined]
+    assert getattr(lp, function.__name__) is function
+    assert (DOCS / "metrics" / f"{function.__name__}.md").is_file()
+
+
+@pytest.mark.parametrize(
+    ("written", "metric", "k"),
+    [
+        ("AP@100", "average_precision_at_k", 100),  # ir_measures: AP cut at 100
+        ("ap", "average_precision", None),  # scikit-learn's AP
+        ("Ap", "average_precision", None),
+        ("P.10", "precision", 10),
+        ("P_10", "precision", 10),
+        ("p@10", "precision", 10),
+        ("recall.100", "recall", 100),
+        ("R@100", "recall", 100),
+        ("ndcg_cut.10", "ndcg", 10),
+        ("nDCG@10", "ndcg", 10),
+        ("NDCG", "ndcg", None),
+        ("map_cut.5", "average_precision_at_k", 5),
+        ("map", "average_precision_at_k", None),
+        ("success.5", "hit_rate", 5),
+        ("Success@5", "hit_rate", 5),
+        ("Rprec", "r_precision", None),
+        ("r-precision", "r_precision", None),
+        ("recip_rank", "reciprocal_rank", None),
+        ("RR@10", "reciprocal_rank", 10),
+        ("ndcg_score", "ndcg", None),
+        ("top_k_accuracy_score@3", "top_k_accuracy", 3),
+    ],
+)
+def test_resolve(written: str, metric: str, k: int | None) -> None:
+    found = resolve(written)
+    assert found is not None
+    assert (found.spec.name, found.k) == (metric, k)
+
+
+@pytest.mark.parametrize("written", ["ndcg.10", "rr_3", "foo", "ndcg@", "@3", "ap.3"])
+def test_resolve_unknown(written: str) -> None:
+    assert resolve(written) is None
+
+
+def test_metric_names_come_from_the_registry() -> None:
+    names = metric_names()
+    assert names == sorted(names)
+    for spec in REGISTRY:
+        assert spec.name in names
+        assert {n.text for n in spec.names} <= set(names)
+
+
+def test_evaluate_reads_every_registry_name() -> None:
+    """Every registered name runs through lp.evaluate and gives the canonical metric's number."""
+    frame = pl.DataFrame(
+        {"q": [1, 1, 1, 2, 2, 2], "t": [1, 0, 1, 0, 1, 0], "s": [0.3, 0.9, 0.1, 0.5, 0.5, 0.2]}
+    )
+    for spec in REGISTRY:
+        cutoff = "@2" if spec.cutoff != "none" else ""
+        canonical = lp.evaluate(
+            frame, [spec.name + cutoff], by="q", y_true="t", y_score="s", strict=False
+        )
+        for name in spec.names:
+            written = name.text + (".2" if name.cutoff == "required" else cutoff)
+            out = lp.evaluate(frame, [written], by="q", y_true="t", y_score="s", strict=False)
+            assert out[written].to_list() == canonical[spec.name + cutoff].to_list(), written
