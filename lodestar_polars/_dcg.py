@@ -25,8 +25,7 @@ from lodestar_polars._expr import (
     row_index,
 )
 from lodestar_polars._ir import _Ranked, tie_policy
-from lodestar_polars._validation import check_bool, check_k, check_log_base
-from lodestar_polars.exceptions import InvalidParameterError
+from lodestar_polars._validation import check_bool, check_k, check_log_base, check_option
 from lodestar_polars.typing import IntoExprColumn
 
 GAINS = ("linear", "exponential")
@@ -40,12 +39,7 @@ def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> tuple[pl.Expr, t
     for the reason scikit-learn gives.  A finite relevance whose exponential
     gain overflows Float64 is refused in the same words.
     """
-    if not isinstance(gain, str) or gain not in GAINS:
-        msg = (
-            f"The 'gain' parameter of {caller} must be one of {{'linear', 'exponential'}}. "
-            f"Got {gain!r} instead."
-        )
-        raise InvalidParameterError(msg)
+    check_option(gain, "gain", caller, GAINS)
     relevance = as_float(y_true)
     checks = finite_checks(relevance, "y_true")
     if gain == "linear":

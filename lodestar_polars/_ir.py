@@ -39,8 +39,8 @@ from lodestar_polars._core.ir import (
     ratio_or_zero,
 )
 from lodestar_polars._expr import (
-    Check,
     MAX_ROWS,
+    Check,
     Fields,
     Metric,
     as_float,
@@ -51,7 +51,7 @@ from lodestar_polars._expr import (
     ranks_as_counts,
     row_index,
 )
-from lodestar_polars._validation import check_k, check_real
+from lodestar_polars._validation import check_k, check_option, check_real
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
@@ -208,9 +208,7 @@ def _ranked(
     relevance_level: float | None,
     caller: str,
 ) -> _Ranked:
-    if ties not in TIES:
-        msg = f"The 'ties' parameter of {caller} must be a str among {set(TIES)}. Got {ties!r}."
-        raise InvalidParameterError(msg)
+    check_option(ties, "ties", caller, TIES)
     if ties == "trec_eval" and doc_id is None:
         msg = f"{caller}(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
         raise InvalidParameterError(msg)
@@ -373,12 +371,7 @@ def average_precision_at_k_metric(
     """The :class:`Metric` behind :func:`average_precision_at_k`."""
     caller = "average_precision_at_k"
     k = check_k(k, caller)
-    if not isinstance(denominator, str) or denominator not in DENOMINATORS:
-        msg = (
-            f"The 'denominator' parameter of {caller} must be one of {{'relevant', 'min_k'}}. "
-            f"Got {denominator!r} instead."
-        )
-        raise InvalidParameterError(msg)
+    check_option(denominator, "denominator", caller, DENOMINATORS)
     r = _ranked(
         y_true, y_score, ties=ties, doc_id=doc_id, relevance_level=relevance_level, caller=caller
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -49,6 +50,17 @@ def check_real(value: object, name: str, caller: str, *, allow_none: bool = True
         return float(value)
     rule = "a finite real number" + (" or None" if allow_none else "")
     msg = f"The {name!r} parameter of {caller} must be {rule}. Got {value!r} instead."
+    raise InvalidParameterError(msg)
+
+
+def check_option(value: object, name: str, caller: str, options: Sequence[str]) -> str:
+    """One of the strings ``options``; the sentence lists them sorted, so it never varies."""
+    if isinstance(value, str) and value in options:
+        return value
+    msg = (
+        f"The {name!r} parameter of {caller} must be one of {sorted(options)}. "
+        f"Got {value!r} instead."
+    )
     raise InvalidParameterError(msg)
 
 

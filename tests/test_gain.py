@@ -108,7 +108,7 @@ def test_bad_gain_is_refused(metric, bad) -> None:  # type: ignore[no-untyped-de
     """Only 'linear' and 'exponential', in the house sentence."""
     msg = (
         f"The 'gain' parameter of {metric.__name__} must be one of "
-        f"{{'linear', 'exponential'}}. Got {bad!r} instead."
+        f"['exponential', 'linear']. Got {bad!r} instead."
     )
     with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
         metric("rel", "score", gain=bad)

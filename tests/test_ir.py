@@ -314,7 +314,7 @@ def test_refused_groups_and_bad_options() -> None:
         hit_rate("rel", "score", k=0)
     msg = (
         "The 'denominator' parameter of average_precision_at_k must be one of "
-        "{'relevant', 'min_k'}. Got 'k' instead."
+        "['min_k', 'relevant']. Got 'k' instead."
     )
     with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
         average_precision_at_k("rel", "score", k=3, denominator="k")

@@ -90,7 +90,8 @@ def test_untied_scores_give_the_same_number_under_every_rule() -> None:
         ),
         (
             {"ties": "random"},
-            "The 'ties' parameter of ndcg must be a str among",
+            "The 'ties' parameter of ndcg must be one of ['average', 'input', 'trec_eval']. "
+            "Got 'random' instead.",
         ),
     ],
 )
