@@ -18,13 +18,12 @@ from lodestar_polars._expr import (
     discount_at,
     empty_check,
     finite_checks,
-    in_ranking_order,
     let,
     over_rows,
     ranks_as_counts,
     row_index,
 )
-from lodestar_polars._ir import _Ranked, tie_policy
+from lodestar_polars._ties import Ties, later_row_first, tie_rule
 from lodestar_polars._validation import check_bool, check_k, check_log_base, check_option
 from lodestar_polars.typing import IntoExprColumn
 
@@ -59,11 +58,6 @@ def _checks(gain_checks: tuple[Check, ...], score: pl.Expr) -> tuple[Check, ...]
     return (empty_check(), *gain_checks, *finite_checks(score, "y_score"))
 
 
-def _averaged(policy: _Ranked | None, *, ignore_ties: bool) -> bool:
-    """Whether ties are averaged (the default), rather than put in a fixed order."""
-    return not ignore_ties and (policy is None or policy.ties == "average")
-
-
 def _dcg_value(
     gain: pl.Expr,
     score: pl.Expr,
@@ -71,13 +65,15 @@ def _dcg_value(
     k: int | None,
     log_base: float,
     ignore_ties: bool,
-    policy: _Ranked | None = None,
+    ties: Ties,
 ) -> pl.Expr:
-    if _averaged(policy, ignore_ties=ignore_ties):
+    if ignore_ties:
+        ordered = later_row_first(gain, score)
+    elif ties.averaged:
         return _over_group(gain, score, lambda rows: _tie_averaged_dcg(rows, log_base, k))
-    if policy is not None and policy.ties != "average":
-        return (policy.order(gain) * discount_at(log_base, k)(row_index())).sum()
-    return (in_ranking_order(gain, score) * discount_at(log_base, k)(row_index())).sum()
+    else:
+        ordered = ties.order(gain)
+    return (ordered * discount_at(log_base, k)(row_index())).sum()
 
 
 def _over_group(gain: pl.Expr, score: pl.Expr, value: Callable[[Fields], pl.Expr]) -> pl.Expr:
@@ -128,11 +124,11 @@ def dcg_metric(
     k = check_k(k, "dcg")
     log_base = check_log_base(log_base, "dcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "dcg")
-    policy, doc_checks = tie_policy(
-        y_true, y_score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="dcg"
-    )
     (g, gain_checks), score = _gain(y_true, gain, "dcg"), as_score(y_score)
-    value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, policy=policy)
+    rule, doc_checks = tie_rule(
+        score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="dcg"
+    )
+    value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, ties=rule)
     return Metric(name, value, (*_checks(gain_checks, score), *doc_checks, _document_count_check()))
 
 
@@ -150,11 +146,11 @@ def ndcg_metric(
     """The :class:`Metric` behind :func:`ndcg`."""
     k = check_k(k, "ndcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "ndcg")
-    policy, doc_checks = tie_policy(
-        y_true, y_score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="ndcg"
-    )
     (g, gain_checks), score = _gain(y_true, gain, "ndcg"), as_score(y_score)
-    if _averaged(policy, ignore_ties=ignore_ties):
+    rule, doc_checks = tie_rule(
+        score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="ndcg"
+    )
+    if rule.averaged and not ignore_ties:
         # DCG and ideal in one list.eval over the group's rows (about 10% faster)
         value = _over_group(
             g,
@@ -162,7 +158,7 @@ def ndcg_metric(
             lambda rows: normalized(_tie_averaged_dcg(rows, 2.0, k), _ideal_dcg(rows["gain"], k=k)),
         )
     else:
-        dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, policy=policy)
+        dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
         value = normalized(dcg, _ideal_dcg(g, k=k))
     negative = Check.any_row(
         g < 0, pl.lit("ndcg_score should not be used on negative y_true values.")

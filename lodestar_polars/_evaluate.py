@@ -327,12 +327,15 @@ def evaluate(
 
     Notes
     -----
-    The whole frame is evaluated at once rather than group by group: one sort
-    by (group, score descending; row descending only for ``top_k_accuracy``,
-    the one metric that reads the order inside a tie), then the NumPy core over
-    the sorted columns, and one group-by for the rules a group must pass.
-    The numbers equal the expressions' (within floating-point rounding); the
-    rules and sentences are the expressions' own.
+    The whole frame is evaluated at once rather than group by group: one
+    group-by evaluates the rules a group must pass and lists each group's row
+    indices by score descending (row descending too only for
+    ``top_k_accuracy``, the one metric that reads the order inside a tie);
+    the two value columns are gathered in that order, and the NumPy core runs
+    over the sorted columns, segment by segment (docs/decisions/0006).  The
+    numbers equal the expressions' (within floating-point rounding); the rules
+    and sentences are the expressions' own.  Metric names are read through
+    the metric registry (docs/decisions/0009).
 
     Examples
     --------

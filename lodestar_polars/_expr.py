@@ -186,16 +186,6 @@ def row_index() -> pl.Expr:
     return pl.int_range(pl.len(), dtype=pl.Int64)
 
 
-def in_ranking_order(values: pl.Expr, score: pl.Expr) -> pl.Expr:
-    """``values`` sorted by score descending, equal scores with the later row first.
-
-    A stable sort of the reversed rows: cheaper inside ``group_by().agg()``
-    than a sort with a row-index key (0.27 s against 0.41 s for NDCG@10 with
-    ``ignore_ties`` on 200k groups of 10 rows).
-    """
-    return values.reverse().sort_by(score.reverse(), descending=True, maintain_order=True)
-
-
 def _lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
     """Index a small table of floats with an integer expression clipped to its last entry.
 

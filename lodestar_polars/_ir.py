@@ -51,11 +51,10 @@ from lodestar_polars._expr import (
     ranks_as_counts,
     row_index,
 )
+from lodestar_polars._ties import Ties, tie_rule
 from lodestar_polars._validation import check_k, check_option, check_real
-from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
-TIES = ("average", "trec_eval", "input")
 DENOMINATORS = ("relevant", "min_k")
 
 
@@ -73,29 +72,18 @@ class _Ranked:
 
     relevant: pl.Expr
     score: pl.Expr
-    ties: str
-    doc_id: pl.Expr | None
+    ties: Ties
     checks: tuple[Check, ...]
-
-    def order(self, values: pl.Expr) -> pl.Expr:
-        """``values`` in ranking order under ``ties`` ``"trec_eval"`` or ``"input"``.
-
-        trec_eval: score descending, then document id descending; input: score
-        descending, then row order (a stable sort: no row-index key to build).
-        """
-        if self.ties == "trec_eval" and self.doc_id is not None:
-            return values.sort_by([self.score, self.doc_id], descending=[True, True])
-        return values.sort_by(self.score, descending=True, maintain_order=True)
 
     def in_order(self) -> pl.Expr:
         """Relevance flags (Float64) in ranking order (``ties`` ``"trec_eval"`` or ``"input"``)."""
-        return self.order(self.relevant.cast(pl.Float64))
+        return self.ties.order(self.relevant.cast(pl.Float64))
 
     def hits(self, k: int | pl.Expr | None) -> pl.Expr:
         """(Expected) relevant rows in the top ``k``; ``None``: all relevant rows."""
         if k is None:
             return self.relevant.cast(pl.Float64).sum()
-        if self.ties != "average":
+        if not self.ties.averaged:
             if isinstance(k, int):
                 return self.in_order().head(min(k, MAX_ROWS)).sum()
             return hit_term(self.in_order(), row_index(), k).cast(pl.Float64).sum()
@@ -118,7 +106,7 @@ class _Ranked:
 
     def any_hit(self, k: int) -> pl.Expr:
         """(Chance of) at least one relevant row in the top ``k``."""
-        if self.ties != "average":
+        if not self.ties.averaged:
             return (self.hits(k) > 0).cast(pl.Float64)
         # The best-scored relevant rows' tie block: ``above`` rows score higher, it
         # holds ``block`` rows, ``r`` of them relevant.  Each of those three reads
@@ -137,7 +125,7 @@ class _Ranked:
 
     def average_precision_numerator(self, k: int | None) -> pl.Expr:
         """(Expected) sum of the precision at each relevant row in the top ``k``."""
-        if self.ties != "average":
+        if not self.ties.averaged:
             flags = self.in_order()
             return average_precision_term(flags, flags.cum_sum(), row_index(), k).sum()
 
@@ -174,31 +162,6 @@ class _Ranked:
         return over_rows({"relevant": self.relevant, "score": self.score}, terms).list.sum()
 
 
-def tie_policy(
-    y_true: IntoExprColumn,
-    y_score: IntoExprColumn,
-    *,
-    ties: str,
-    doc_id: IntoExprColumn | None,
-    caller: str,
-    ignore_ties: bool = False,
-) -> tuple[_Ranked, tuple[Check, ...]]:
-    """The tie rule ``ties`` for another family's metric, and the checks of ``doc_id`` only.
-
-    ``ignore_ties`` (scikit-learn's flag: equal scores, the later row first) is
-    a tie rule of its own, so it cannot be combined with another ``ties``.
-    """
-    ranked = _ranked(y_true, y_score, ties=ties, doc_id=doc_id, relevance_level=None, caller=caller)
-    if ignore_ties and ties != "average":
-        msg = (
-            f"{caller}: ignore_ties=True is a tie rule of its own (equal scores, the later "
-            f"row first) and cannot be combined with ties={ties!r}"
-        )
-        raise InvalidParameterError(msg)
-    own = len(input_checks(ranked.score, ranked.score))
-    return ranked, ranked.checks[own:]
-
-
 def _ranked(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
@@ -208,28 +171,11 @@ def _ranked(
     relevance_level: float | None,
     caller: str,
 ) -> _Ranked:
-    check_option(ties, "ties", caller, TIES)
-    if ties == "trec_eval" and doc_id is None:
-        msg = f"{caller}(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
-        raise InvalidParameterError(msg)
     level = check_real(relevance_level, "relevance_level", caller)
     gain, score = as_float(y_true), as_score(y_score)
     relevant = gain > 0 if level is None else gain >= level
-    checks = input_checks(gain, score)
-    doc = None
-    if ties == "trec_eval" and doc_id is not None:
-        doc = (pl.col(doc_id) if isinstance(doc_id, str) else doc_id).cast(pl.String)
-        checks = (
-            *checks,
-            Check(
-                doc.is_duplicated().any(),
-                pl.format(
-                    "doc_id {} repeats in the group.", doc.filter(doc.is_duplicated()).first()
-                ),
-            ),
-            Check.any_row(doc.is_null(), pl.lit("Input doc_id contains null.")),
-        )
-    return _Ranked(relevant, score, ties, doc, checks)
+    rule, doc_checks = tie_rule(score, ties=ties, doc_id=doc_id, caller=caller)
+    return _Ranked(relevant, score, rule, (*input_checks(gain, score), *doc_checks))
 
 
 def _n_relevant(
@@ -805,7 +751,6 @@ def r_precision(
 
 __all__ = [
     "DENOMINATORS",
-    "TIES",
     "average_precision_at_k",
     "hit_rate",
     "precision",

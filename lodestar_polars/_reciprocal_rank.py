@@ -11,7 +11,7 @@ from lodestar_polars._core.reciprocal_rank import (
     term_ratio,
 )
 from lodestar_polars._expr import Metric, as_float, as_score, input_checks
-from lodestar_polars._ir import tie_policy
+from lodestar_polars._ties import later_row_first, tie_rule
 from lodestar_polars._validation import check_bool, check_k
 from lodestar_polars.typing import IntoExprColumn
 
@@ -129,14 +129,6 @@ def _at_position(first: pl.Expr, relevant: pl.Expr, k: int | None) -> pl.Expr:
     ).struct.field("value")
 
 
-def _ordered_value(relevant: pl.Expr, score: pl.Expr, k: int | None) -> pl.Expr:
-    """Reciprocal rank with equal scores ranked later row first (``ignore_ties=True``)."""
-    # ranking order is score descending, equal scores with the later row first:
-    # the reverse of a stable ascending sort, where the first relevant row is the last
-    flags = relevant.cast(pl.Float64).sort_by(score, maintain_order=True).reverse()
-    return _at_position(flags.arg_max(), relevant, k)
-
-
 def reciprocal_rank_metric(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
@@ -150,21 +142,18 @@ def reciprocal_rank_metric(
     """The :class:`Metric` behind :func:`reciprocal_rank`."""
     k = check_k(k, "reciprocal_rank")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "reciprocal_rank")
-    policy, doc_checks = tie_policy(
-        y_true,
-        y_score,
-        ties=ties,
-        doc_id=doc_id,
-        ignore_ties=ignore_ties,
-        caller="reciprocal_rank",
-    )
     gain, score = as_float(y_true), as_score(y_score)
+    rule, doc_checks = tie_rule(
+        score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="reciprocal_rank"
+    )
     relevant = gain > 0
-    if ties != "average":
-        # first relevant row in the policy's order: its 0-based position
-        value = _at_position(policy.order(relevant.cast(pl.Float64)).arg_max(), relevant, k)
+    if ignore_ties or not rule.averaged:
+        # the first relevant row's 0-based position in the rule's order
+        flags = relevant.cast(pl.Float64)
+        ordered = later_row_first(flags, score) if ignore_ties else rule.order(flags)
+        value = _at_position(ordered.arg_max(), relevant, k)
     else:
-        value = (_ordered_value if ignore_ties else _expected_value)(relevant, score, k)
+        value = _expected_value(relevant, score, k)
     return Metric(name, value, (*input_checks(gain, score), *doc_checks))
 
 

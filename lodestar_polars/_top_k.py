@@ -13,6 +13,7 @@ from lodestar_polars._expr import (
     binary_check,
     input_checks,
 )
+from lodestar_polars._ties import later_row_first_position
 from lodestar_polars._validation import check_k
 from lodestar_polars.typing import IntoExprColumn
 
@@ -27,11 +28,11 @@ def top_k_accuracy_metric(
     """The :class:`Metric` behind :func:`top_k_accuracy`."""
     k = check_k(k, "top_k_accuracy", allow_none=False)  # type: ignore[assignment]
     truth, score = as_float(y_true), as_score(y_score)
-    # The true row's 0-based position, equal scores the later row first: in the
-    # reversed rows an ordinal rank breaks ties that way.  One rank, each group
-    # scalar read once (no common-subexpression elimination inside
-    # group_by().agg(), docs/decisions/0008).  Exactly one true row is checked below.
-    ordinal = score.reverse().rank("ordinal", descending=True).reverse()
+    # The true row's 0-based position, equal scores the later row first.  One
+    # rank, each group scalar read once (no common-subexpression elimination
+    # inside group_by().agg(), docs/decisions/0008).  Exactly one true row is
+    # checked below.
+    ordinal = later_row_first_position(score)
     position = pl.when(truth == 1.0).then(ordinal).max().cast(pl.Int64) - 1
     value = is_top_k(position, k).cast(pl.Float64)
     n_true = (truth == 1.0).sum()

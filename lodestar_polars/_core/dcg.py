@@ -16,6 +16,7 @@ import numpy as np
 
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
+from lodestar_polars._core.segments import segment_starts
 
 _FEW_GAINS = 32  # distinct gain values up to which the ideal DCG is counted, not sorted
 _TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive double, 5e-324
@@ -90,10 +91,10 @@ def ndcg_segments(
     dcg = dcg_segments(
         gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
     )
-    return normalized(dcg, _ideal_dcg_segments(gain, length, k=k))
+    return normalized(dcg, ideal_dcg_segments(gain, length, k=k))
 
 
-def _ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
+def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
     """DCG of each segment's gains ranked by themselves (equal gains in any order).
 
     No tie group can change this number, so it needs only how the gains fall
@@ -107,8 +108,7 @@ def _ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) 
     g = np.asarray(gain, dtype=np.float64)
     if not g.size:
         return np.zeros(length.size)
-    start = np.zeros(length.size, dtype=np.int64)
-    np.cumsum(length[:-1], out=start[1:])
+    start = segment_starts(length)
     longest = int(np.max(length, initial=0))
     values = np.unique(g)
     if values.size <= _FEW_GAINS:

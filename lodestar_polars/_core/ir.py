@@ -21,7 +21,7 @@ With a tie group of ``c`` rows occupying positions ``[a, a + c)`` and holding
 expected number of relevant rows in the top ``k`` (``a < k < a + c``) is
 ``r * (k - a) / c``; the chance that none of the ``m = k - a`` tied rows that
 make the cut is relevant is ``C(c - r, m) / C(c, m)``.  Both closed forms are
-here (:func:`expected_hits_in_block`, :func:`miss_probability`).
+here (:func:`expected_hits_in_block`, and :func:`log_miss_term` summed over the draws).
 
 Segmented evaluators
 --------------------
@@ -42,8 +42,10 @@ from typing import Any
 import numpy as np
 
 from lodestar_polars._core._ops import clip, exp, log1p
+from lodestar_polars._core.dcg import ideal_dcg_segments
 from lodestar_polars._core.discount import cut_discount
 from lodestar_polars._core.ranking import Ranking, rank_segments
+from lodestar_polars._core.segments import segment_cumsum, segment_positions, segment_sum
 
 
 # --------------------------------------------------------------------------- row formulas
@@ -107,8 +109,8 @@ def expected_hits_in_block(relevant_in_block: Any, block: Any, above: Any, k: An
 def log_miss_term(relevant_in_block: Any, block: Any, offset: Any) -> Any:
     """``ln(1 - r / (c - j))``: the ``j``-th tied row drawn misses, the earlier ones having missed.
 
-    Summed over ``j < m`` it is ``ln C(c - r, m) - ln C(c, m)``, the log of
-    :func:`miss_probability`, as a running product of per-draw chances.  When
+    Summed over ``j < m`` it is ``ln C(c - r, m) - ln C(c, m)``, the log of the
+    chance that no drawn row is relevant, as a running product of per-draw chances.  When
     more rows are drawn than the block has irrelevant ones (``j >= c - r``) a
     hit is certain: the chance ``r / (c - j)`` is capped at 1, the draw
     ``j = c - r`` gives ``ln 0 = -inf`` and the sum, whatever follows, ``-inf``.
@@ -144,64 +146,6 @@ def expected_average_precision_term(
     before = (position - above) * (relevant_in_block - 1.0) / clip(block - 1.0, 1.0, None)
     share = relevant_in_block / block * (relevant_above + 1.0 + before) / (position + 1.0)
     return share * cut(position, k)
-
-
-def log_choose(n: Any, m: Any) -> Any:
-    """``ln C(n, m)`` through sums of logs (``lgamma`` is not in both array kinds).
-
-    Only used with scalars or NumPy arrays here; see :func:`miss_probability`.
-    """
-    return log_factorial(n) - log_factorial(m) - log_factorial(n - m)
-
-
-def log_factorial(n: Any) -> Any:
-    """``ln(n!)`` for NumPy arrays of non-negative integers (exact sum of logs)."""
-    n = np.asarray(n, dtype=np.int64)
-    top = int(n.max(initial=0))
-    table = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, top + 1, dtype=np.float64)))))
-    return table[n]
-
-
-def miss_probability(relevant_in_block: Any, block: Any, made: Any) -> Any:
-    """Chance that none of ``made`` rows drawn from a tie block of ``block`` rows is relevant.
-
-    ``C(c - r, m) / C(c, m)``, 0 when ``m > c - r``.  Computed as
-    ``exp(ln C(c-r, m) - ln C(c, m))`` on NumPy arrays.
-    """
-    c = np.asarray(block, dtype=np.int64)
-    r = np.asarray(relevant_in_block, dtype=np.int64)
-    m = np.asarray(made, dtype=np.int64)
-    possible = m <= c - r
-    mm = np.where(possible, m, 0)
-    value = exp(log_choose(c - r, mm) - log_choose(c, mm))
-    return np.where(possible, value, 0.0)
-
-
-# --------------------------------------------------------------------------- segments
-def segment_sum(values: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """Sum flat ``values`` over contiguous segments; an empty segment sums to 0."""
-    out = np.zeros(length.size, dtype=np.float64)
-    nonempty = length > 0
-    if values.size:
-        out[nonempty] = np.add.reduceat(np.asarray(values, dtype=np.float64), start[nonempty])
-    return out
-
-
-def segment_positions(length: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(start, segment, position)`` of flat rows cut into segments of ``length`` rows."""
-    length = np.asarray(length, dtype=np.int64)
-    start = np.zeros(length.size, dtype=np.int64)
-    np.cumsum(length[:-1], out=start[1:])
-    segment = np.repeat(np.arange(length.size), length)
-    position = np.arange(segment.size, dtype=np.int64) - start[segment]
-    return start, segment, position
-
-
-def segment_cumsum(values: np.ndarray, start: np.ndarray, segment: np.ndarray) -> np.ndarray:
-    """Inclusive running sum of integer ``values`` restarting at each segment."""
-    total = np.cumsum(values, dtype=np.int64)
-    before = np.concatenate(([0], total))[start]
-    return total - before[segment]
 
 
 # --------------------------------------------------------------------------- scikit-learn view
@@ -414,15 +358,7 @@ def ideal_dcg(
     document, retrieved or not).
     """
     gain = gains_of(data.ideal_relevance, gains)
-    start, segment, _ = segment_positions(data.ideal_length)
-    # best order per query: gains descending (the relevances are sorted, but
-    # custom gains may reorder the levels)
-    order = np.lexsort((-gain, segment))
-    gain = gain[order]
-    position = np.arange(gain.size, dtype=np.int64) - start[segment]
-    positive = gain > 0  # they sort first: their positions are 0, 1, ...
-    terms = gain_term(gain * positive, position, k)
-    return segment_sum(terms, start, data.ideal_length)
+    return ideal_dcg_segments(np.where(gain > 0, gain, 0.0), data.ideal_length, k=k)
 
 
 def measure_values(
@@ -483,12 +419,10 @@ __all__ = [
     "ideal_dcg",
     "log_miss_term",
     "measure_values",
-    "miss_probability",
     "precision_at",
     "precision_segments",
     "r_precision_segments",
     "ratio_or_zero",
     "recall_segments",
     "reciprocal_rank_term",
-    "segment_sum",
 ]

@@ -26,7 +26,8 @@ import numpy as np
 
 from lodestar_polars._core._ops import exp, log1p
 from lodestar_polars._core.discount import reciprocal_discount
-from lodestar_polars._core.ranking import rank_segments, segment_running_sum
+from lodestar_polars._core.ranking import rank_segments
+from lodestar_polars._core.segments import segment_running_sum
 
 
 def log_survival_step(offset: Any, block: Any, relevant: Any) -> Any:
