@@ -17,7 +17,7 @@ import ctypes.util
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import polars as pl
 from polars.io.plugins import register_io_source
@@ -32,6 +32,10 @@ from lodestar_polars._registry import (
 )
 from lodestar_polars._validation import check_bool, check_int
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.dataset as pads
 
 __all__ = ["Progress", "evaluate", "mean_of_groups", "metric_names"]
 
@@ -67,6 +71,70 @@ def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
             if not (dtype.is_numeric() or dtype == pl.Boolean):
                 msg = f"`{role}` column {column!r} must be numeric or boolean, found dtype {dtype}"
                 raise ValueError(msg)
+
+
+Frame = pl.DataFrame | pl.LazyFrame
+
+
+def _from_arrow(frame: object) -> Frame | None:
+    """An Arrow input as Polars, without a copy; None for anything else.
+
+    A ``Table`` or ``RecordBatch`` becomes a ``DataFrame``; a ``pyarrow.dataset``
+    ``Dataset`` (a Parquet directory, say) a ``LazyFrame`` read in parts, as
+    any ``LazyFrame``; a ``RecordBatchReader`` can be read only once, so it is
+    read whole into a ``DataFrame``.
+    """
+    if not type(frame).__module__.startswith("pyarrow"):
+        return None
+    import pyarrow as pa
+    import pyarrow.dataset as pads
+
+    if isinstance(frame, pads.Dataset):
+        return pl.scan_pyarrow_dataset(frame)
+    if isinstance(frame, pa.RecordBatchReader):
+        frame = frame.read_all()
+    if isinstance(frame, (pa.Table, pa.RecordBatch)):
+        out = pl.from_arrow(frame)
+        assert isinstance(out, pl.DataFrame)  # a table, not a single column
+        return out
+    return None
+
+
+def _as_columns(
+    frame: Frame,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    y_true: str | pl.Expr,
+    y_score: str | pl.Expr,
+    weight: str | pl.Expr | None,
+) -> tuple[Frame, list[str], str, str, str | None]:
+    """Column names for every role, the frame given a column for each expression that is not one.
+
+    A key or weight expression keeps its output name (it is a column of the
+    result); a ``y_true`` / ``y_score`` expression is held under a working name.
+    """
+    added: list[pl.Expr] = []
+
+    def column(value: object, role: str, working: str | None) -> str:
+        if isinstance(value, str):
+            return value
+        if not isinstance(value, pl.Expr):
+            msg = f"`{role}` must be a column name or a Polars expression, got {value!r}"
+            raise TypeError(msg)
+        if value.meta.is_column():
+            return value.meta.output_name()
+        name = working or value.meta.output_name(raise_if_undetermined=False)
+        if name is None:
+            msg = f"`{role}` expression {value} has no output name: give it one with .alias()"
+            raise ValueError(msg)
+        added.append(value.alias(name))
+        return name
+
+    many = [by] if isinstance(by, (str, pl.Expr)) else list(by)
+    keys = [column(key, f"by[{i}]", None) for i, key in enumerate(many)]
+    true = column(y_true, "y_true", f"{_PREFIX}y_true")
+    score = column(y_score, "y_score", f"{_PREFIX}y_score")
+    w = None if weight is None else column(weight, "weight", None)
+    return (frame.with_columns(added) if added else frame), keys, true, score, w
 
 
 def _check_output_names(keys: list[str], weight: str | None, names: list[str]) -> None:
@@ -218,10 +286,10 @@ def evaluate(
     frame: pl.DataFrame,
     metrics: Sequence[str],
     *,
-    by: str | Sequence[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None = ...,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    y_true: str | pl.Expr,
+    y_score: str | pl.Expr,
+    weight: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -231,13 +299,29 @@ def evaluate(
 
 @overload
 def evaluate(
+    frame: pa.Table | pa.RecordBatch | pa.RecordBatchReader | pads.Dataset,
+    metrics: Sequence[str],
+    *,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    y_true: str | pl.Expr,
+    y_score: str | pl.Expr,
+    weight: str | pl.Expr | None = ...,
+    strict: bool = ...,
+    mean: bool = ...,
+    batch_rows: int | None = ...,
+    progress: Callable[[Progress], None] | None = ...,
+) -> pa.Table: ...
+
+
+@overload
+def evaluate(
     frame: pl.LazyFrame,
     metrics: Sequence[str],
     *,
-    by: str | Sequence[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None = ...,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    y_true: str | pl.Expr,
+    y_score: str | pl.Expr,
+    weight: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -246,25 +330,34 @@ def evaluate(
 
 
 def evaluate(
-    frame: pl.DataFrame | pl.LazyFrame,
+    frame: pl.DataFrame
+    | pl.LazyFrame
+    | pa.Table
+    | pa.RecordBatch
+    | pa.RecordBatchReader
+    | pads.Dataset,
     metrics: Sequence[str],
     *,
-    by: str | Sequence[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    y_true: str | pl.Expr,
+    y_score: str | pl.Expr,
+    weight: str | pl.Expr | None = None,
     strict: bool = True,
     mean: bool = False,
     batch_rows: int | None = None,
     progress: Callable[[Progress], None] | None = None,
-) -> pl.DataFrame | pl.LazyFrame:
+) -> pl.DataFrame | pl.LazyFrame | pa.Table:
     """Evaluate several metrics per group of a long frame.
 
     Parameters
     ----------
     frame
         A long frame: one row per (group, item).  A ``DataFrame`` gives a
-        ``DataFrame``; a ``LazyFrame`` gives a ``LazyFrame``.
+        ``DataFrame``; a ``LazyFrame`` gives a ``LazyFrame``.  Arrow data is
+        read without a copy and gives a ``pyarrow.Table``: a ``Table`` or
+        ``RecordBatch``; a ``pyarrow.dataset.Dataset`` (a Parquet directory),
+        read in parts as a ``LazyFrame`` is; a ``RecordBatchReader``, read
+        once, whole.
     metrics
         Metric names, each optionally with a cutoff after ``@``:
         ``"dcg"``, ``"ndcg"``, ``"reciprocal_rank"`` (``"rr"``, ``"mrr"``),
@@ -281,10 +374,12 @@ def evaluate(
         (scikit-learn's view), not trec_eval's qrels denominators or tie
         order: for those, :func:`lodestar_polars.trec.evaluate`.
     by
-        The column(s) that identify a group (a query, a sample).
+        The column(s) that identify a group (a query, a sample): names or
+        Polars expressions (an expression's output name names its column).
     y_true, y_score
-        The relevance (or truth) and score columns.
-    weight : str, default=None
+        The relevance (or truth) and score columns, as names or expressions
+        (``pl.col("rel") >= 2``).
+    weight : str or polars.Expr, default=None
         A per-group weight column (one value per group), carried into the
         result and used by ``mean=True``, as scikit-learn's ``sample_weight``.
     strict : bool, default=True
@@ -377,10 +472,28 @@ def evaluate(
     │ 0.413117 ┆ 0.666667 │
     └──────────┴──────────┘
     """
+    arrow = _from_arrow(frame)
+    if arrow is not None:
+        out = evaluate(
+            arrow,
+            metrics,
+            by=by,
+            y_true=y_true,
+            y_score=y_score,
+            weight=weight,
+            strict=strict,
+            mean=mean,
+            batch_rows=batch_rows,
+            progress=progress,
+        )
+        return (out.collect() if isinstance(out, pl.LazyFrame) else out).to_arrow()
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
-        msg = f"`frame` must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
+        msg = (
+            "`frame` must be a polars DataFrame or LazyFrame, or a pyarrow Table, "
+            f"RecordBatch, RecordBatchReader or Dataset, got {type(frame).__name__}"
+        )
         raise TypeError(msg)
-    keys = [by] if isinstance(by, str) else list(by)
+    frame, keys, y_true, y_score, weight = _as_columns(frame, by, y_true, y_score, weight)
     if not keys:
         msg = "`by` must name at least one column"
         raise ValueError(msg)
