@@ -962,8 +962,11 @@ def test_evaluate_argument_errors(kwargs: dict[str, Any], error: type, msg: str)
 
 
 def test_evaluate_rejects_non_frames() -> None:
-    """Only a polars DataFrame or LazyFrame is evaluated."""
-    msg = "`frame` must be a polars DataFrame or LazyFrame, got dict"
+    """Only a polars DataFrame or LazyFrame (or Arrow data) is evaluated."""
+    msg = (
+        "`frame` must be a polars DataFrame or LazyFrame, or a pyarrow Table, RecordBatch, "
+        "RecordBatchReader or Dataset, got dict"
+    )
     with pytest.raises(TypeError, match=f"^{re.escape(msg)}$"):
         lp.evaluate({"a": [1]}, ["rr"], by="a", y_true="a", y_score="a")  # type: ignore[call-overload]
 
