@@ -36,7 +36,12 @@ def write_log(path: Path, rows: int, *, shuffled: bool, seed: int = 7) -> None:
     rng = np.random.default_rng(seed)
     n_queries = max(1, rows // 10)
     schema = pa.schema(
-        [("query", pa.int64()), ("doc", pa.int32()), ("score", pa.float64()), ("relevance", pa.int8())]
+        [
+            ("query", pa.int64()),
+            ("doc", pa.int32()),
+            ("score", pa.float64()),
+            ("relevance", pa.int8()),
+        ]
     )
     with pq.ParquetWriter(path, schema) as writer:
         done = 0
@@ -116,11 +121,21 @@ def main() -> None:
 
             import lodestar_polars as lp
 
-            eager = lp.evaluate(
-                pl.read_parquet(path), METRICS, by="query", y_true="relevance",
-                y_score="score", strict=False,
-            ).select(pl.col(m).mean() for m in METRICS).row(0, named=True)
-            same = all(abs(eager[m] - result[m]) <= 1e-12 * max(1.0, abs(eager[m])) for m in METRICS)
+            eager = (
+                lp.evaluate(
+                    pl.read_parquet(path),
+                    METRICS,
+                    by="query",
+                    y_true="relevance",
+                    y_score="score",
+                    strict=False,
+                )
+                .select(pl.col(m).mean() for m in METRICS)
+                .row(0, named=True)
+            )
+            same = all(
+                abs(eager[m] - result[m]) <= 1e-12 * max(1.0, abs(eager[m])) for m in METRICS
+            )
             print(f"  in-memory means {eager} -> {'same' if same else 'DIFFERENT'}")
 
 

@@ -182,9 +182,12 @@ def _exc_record(e):
 
 
 def as_called(f, kw):
-    """sklearn 1.9.1's average_precision_score reads ``y_score.shape`` for multiclass y_true
+    """Call sklearn as the semantics document did.
+
+    sklearn 1.9.1's average_precision_score reads ``y_score.shape`` for multiclass y_true
     before converting it, so a list y_score raises AttributeError there; it is called with
-    ``np.asarray(y_score)`` (what the semantics document did), everything else with the lists."""
+    ``np.asarray(y_score)`` (what the semantics document did), everything else with the lists.
+    """
     if f is average_precision_score and isinstance(kw.get("y_score"), list):
         kw = dict(kw, y_score=np.asarray(kw["y_score"]))
     return kw
@@ -216,7 +219,8 @@ def value_and_type(v):
         return v, "int"
     if type(v) is float:
         return v, "float"
-    raise AssertionError(f"unexpected return type {type(v)!r}: {v!r}")
+    msg = f"unexpected return type {type(v)!r}: {v!r}"
+    raise AssertionError(msg)
 
 
 CASES: dict[str, list[dict]] = {name: [] for name in [*FUNCS, "reciprocal_rank_score"]}
@@ -347,7 +351,8 @@ def add_ragged(fname, cid, rows_true, rows_score, tags=(), sample_weight=None, *
             v = rr_reference(**kw)
         else:
             v, exc, ws = call(f, kw)
-            assert exc is None and not ws, (cid, exc, ws)
+            assert exc is None, (cid, exc, ws)
+            assert not ws, (cid, exc, ws)
         per_row.append(v)
     w = None if sample_weight is None else roundtrip(sample_weight)
     if fname == "label_ranking_average_precision_score":  # sklearn's own aggregation
@@ -460,8 +465,9 @@ def reciprocal_rank_score(y_true, y_score, *, k=None, sample_weight=None, ignore
     y_true = check_array(y_true, ensure_2d=False)
     y_score = check_array(y_score, ensure_2d=False)
     check_consistent_length(y_true, y_score, sample_weight)
-    assert y_true.ndim == 2 and y_true.shape == y_score.shape
-    per_row = [rr_row(g.tolist(), s.tolist(), k, ignore_ties) for g, s in zip(y_true, y_score)]
+    assert y_true.ndim == 2
+    assert y_true.shape == y_score.shape
+    per_row = [rr_row(g.tolist(), s.tolist(), k, ignore_ties) for g, s in zip(y_true, y_score, strict=False)]
     return float(np.average(per_row, weights=sample_weight))
 
 
@@ -484,7 +490,7 @@ def add_rr(cid, kwargs, tags=()):
         case["expected"], case["expected_type"] = value_and_type(v)
         y_true, y_score = np.asarray(kw["y_true"], float), np.asarray(kw["y_score"], float)
         case["per_row"] = [rr_row(g.tolist(), s.tolist(), kw.get("k"), kw.get("ignore_ties", False), check=False)
-                           for g, s in zip(y_true, y_score)]
+                           for g, s in zip(y_true, y_score, strict=False)]
     case = enc(case)
     assert case["id"] not in {c["id"] for c in CASES["reciprocal_rank_score"]}, case["id"]
     CASES["reciprocal_rank_score"].append(case)
@@ -1164,7 +1170,7 @@ def ap_random():
             kw["sample_weight"] = weights(nrows)
         tags = {"random", "multilabel"} | ({"ties"} if any(has_ties(r) for r in S) else set())
         tags |= {"weights"} if "sample_weight" in kw else set()
-        cols = list(zip(*T))
+        cols = list(zip(*T, strict=False))
         if any(sum(r) == 0 for r in T) or any(sum(c) == 0 for c in cols):
             tags.add("degenerate")
         add(a, f"random-ap-multilabel-{i:02d}", kw, tags)
@@ -1296,7 +1302,7 @@ def rr_random():
         S = [untied_row(ncols) for _ in range(nrows)]
         c = add_rr(f"rr-lrap-identity-{i:02d}", {"y_true": G, "y_score": S}, ["random", "lrap-identity"])
         lr = label_ranking_average_precision_score(G, S)
-        for g, s, v in zip(G, S, c["per_row"]):
+        for g, s, v in zip(G, S, c["per_row"], strict=False):
             assert label_ranking_average_precision_score([g], [s]) == v, (g, s, v)
             STATS["rr_lrap_identity_rows"] += 1
         assert lr == c["expected"], (lr, c["expected"])

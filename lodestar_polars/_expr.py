@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -104,7 +105,7 @@ class Metric:
 
     def reason(self) -> pl.Expr:
         """The first rule the group breaks, as a sentence; null when none."""
-        out = pl.when(self.checks[0].refused).then(self.checks[0].message)
+        out: Any = pl.when(self.checks[0].refused).then(self.checks[0].message)
         for check in self.checks[1:]:
             out = out.when(check.refused).then(check.message)
         return out.otherwise(pl.lit(None, dtype=pl.String))
@@ -156,7 +157,7 @@ def over_rows(inputs: Fields, body: Callable[[Fields], pl.Expr]) -> pl.Expr:
     streaming engine in a group-by, and allowed in ``list.eval``).
     """
     element = {name: pl.element().struct.field(name) for name in inputs}
-    return pl.struct(**inputs).implode().list.eval(body(element))
+    return _struct(inputs).implode().list.eval(body(element))
 
 
 def let(values: Fields, body: Callable[[Fields], pl.Expr]) -> pl.Expr:
@@ -168,7 +169,12 @@ def let(values: Fields, body: Callable[[Fields], pl.Expr]) -> pl.Expr:
     computed once.  Use inside :func:`over_rows`.
     """
     fields = {name: pl.field(name) for name in values}
-    return pl.struct(**values).struct.with_fields(body(fields).alias(_LET)).struct.field(_LET)
+    return _struct(values).struct.with_fields(body(fields).alias(_LET)).struct.field(_LET)
+
+
+def _struct(values: Fields) -> pl.Expr:
+    """A struct of the named values (``pl.struct(**values)``, in the form its stubs type)."""
+    return pl.struct([value.alias(name) for name, value in values.items()])
 
 
 _LET = "__lodestar_let"

@@ -24,9 +24,9 @@ Encoding (see ``corpus/README.md``): non-finite floats are stored as the strings
 import json
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 DATA = Path(__file__).resolve().parents[1] / "corpus" / "data"
 MANIFEST = DATA.parent / "manifest.json"
@@ -64,14 +64,14 @@ class Case:
 
     function: str
     id: str
-    kwargs: Dict[str, Any]
+    kwargs: dict[str, Any]
     expected: Any = None
-    expected_type: Optional[str] = None  # "float" | "int" | "ndarray" | None (raises)
-    per_row: Optional[List[float]] = None
-    raises: Optional[Dict[str, Any]] = None  # {"type", "is_invalid_parameter_error", "message"}
-    warns: List[Dict[str, str]] = field(default_factory=list)  # [{"category", "message"}]
-    tags: Tuple[str, ...] = ()
-    trapezoid: Optional[float] = None  # binary average_precision_score only
+    expected_type: str | None = None  # "float" | "int" | "ndarray" | None (raises)
+    per_row: list[float] | None = None
+    raises: dict[str, Any] | None = None  # {"type", "is_invalid_parameter_error", "message"}
+    warns: list[dict[str, str]] = field(default_factory=list)  # [{"category", "message"}]
+    tags: tuple[str, ...] = ()
+    trapezoid: float | None = None  # binary average_precision_score only
 
     @property
     def is_error(self) -> bool:
@@ -86,8 +86,8 @@ class Case:
         return all(t in self.tags for t in tags)
 
 
-@lru_cache(maxsize=None)
-def _load(function: str) -> Tuple[Case, ...]:
+@cache
+def _load(function: str) -> tuple[Case, ...]:
     path = DATA / f"{function}.json"
     raw = json.loads(path.read_text(encoding="utf-8"))
     out = []
@@ -109,20 +109,22 @@ def _load(function: str) -> Tuple[Case, ...]:
     return tuple(out)
 
 
-def load(function: str) -> List[Case]:
+def load(function: str) -> list[Case]:
     """All cases of one function, in file order (a fresh list; the cases are frozen,
-    but their ``kwargs`` dicts are shared: copy before mutating)."""
+    but their ``kwargs`` dicts are shared: copy before mutating).
+    """
     if function not in FUNCTIONS:
-        raise KeyError(f"no corpus for {function!r}; known: {', '.join(FUNCTIONS)}")
+        msg = f"no corpus for {function!r}; known: {', '.join(FUNCTIONS)}"
+        raise KeyError(msg)
     return list(_load(function))
 
 
-def ids(cases: List[Case]) -> List[str]:
+def ids(cases: list[Case]) -> list[str]:
     """pytest ids for ``parametrize``."""
     return [c.id for c in cases]
 
 
-def manifest() -> Dict[str, Any]:
+def manifest() -> dict[str, Any]:
     return json.loads(MANIFEST.read_text(encoding="utf-8"))
 
 
@@ -140,13 +142,14 @@ def _close(a: Any, e: Any, rel: float, abs_: float, path: str) -> None:
     if isinstance(e, list):
         assert isinstance(a, list), f"{path}: expected a sequence of {len(e)}, got {a!r}"
         assert len(a) == len(e), f"{path}: length {len(a)} != expected {len(e)}"
-        for i, (x, y) in enumerate(zip(a, e)):
+        for i, (x, y) in enumerate(zip(a, e, strict=False)):
             _close(x, y, rel, abs_, f"{path}[{i}]")
         return
     if e is None:
         assert a is None, f"{path}: expected None, got {a!r}"
         return
-    assert not isinstance(a, (list, str)) and a is not None, f"{path}: expected {e!r}, got {a!r}"
+    assert not isinstance(a, (list, str)), f"{path}: expected {e!r}, got {a!r}"
+    assert a is not None, f"{path}: expected {e!r}, got {a!r}"
     a, e = float(a), float(e)
     if math.isnan(e):
         assert math.isnan(a), f"{path}: expected nan, got {a!r}"
@@ -161,5 +164,6 @@ def _close(a: Any, e: Any, rel: float, abs_: float, path: str) -> None:
 
 def assert_close(actual: Any, expected: Any, *, rel: float = REL, abs: float = ABS) -> None:  # noqa: A002
     """Compare a result with a corpus value: floats with ``math.isclose`` (rel and abs
-    1e-12), NaN equal to NaN, infinities exactly, lists/arrays element-wise."""
+    1e-12), NaN equal to NaN, infinities exactly, lists/arrays element-wise.
+    """
     _close(actual, expected, rel, abs, "value")

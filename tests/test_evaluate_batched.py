@@ -58,9 +58,7 @@ def test_parts_means_equal_the_in_memory_means() -> None:
 
 
 def test_strict_error_from_a_part_names_the_group() -> None:
-    log = pl.DataFrame(
-        {"query": [1, 2, 2, 3, 3], "relevance": [1, 0, 1, 1, 0], "score": [0.1] * 5}
-    )
+    log = pl.DataFrame({"query": [1, 2, 2, 3, 3], "relevance": [1, 0, 1, 1, 0], "score": [0.1] * 5})
     lazy = lp.evaluate(
         log.lazy(), ["ndcg"], by="query", y_true="relevance", y_score="score", batch_rows=2
     )

@@ -889,9 +889,7 @@ def test_evaluate_null_weight_raises() -> None:
         w=pl.when(pl.col("query") == "q1").then(None).otherwise(1.0).cast(pl.Float64)
     )
     with pytest.raises(ValueError, match=r"group query='q1' has several, or a null$"):
-        lp.evaluate(
-            frame, ["rr"], by="query", y_true="rel", y_score="score", weight="w", mean=True
-        )
+        lp.evaluate(frame, ["rr"], by="query", y_true="rel", y_score="score", weight="w", mean=True)
 
 
 def test_evaluate_weights_summing_to_zero_raise() -> None:

@@ -635,7 +635,8 @@ def test_metrics_together_equal_each_alone(
 def test_ideal_dcg_counted_or_sorted(gains: str, k: int | None) -> None:
     """The ideal DCG is counted value by value when the gains take at most 32
     values in the frame, and sorted within segments otherwise: both give the
-    loop reference's NDCG on every query."""
+    loop reference's NDCG on every query.
+    """
     rng = np.random.default_rng(7)
     n_queries, n_docs = 40, 6
     if gains == "few":

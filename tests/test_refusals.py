@@ -1,4 +1,4 @@
-"""Options and names refused with a sentence (issue 8, items 8 and 9), never a traceback or a quiet change.
+"""Options and names refused with a sentence (issue 8, items 8 and 9), never a quiet change.
 
 Each sentence names the parameter, states the rule and echoes the value, in
 scikit-learn's words where scikit-learn has them.

@@ -47,7 +47,7 @@ def normalized(dcg: Any, ideal: Any) -> Any:
     changes no other value and turns ``0 / 0`` into ``0 / 5e-324 = 0``.
     """
     if isinstance(ideal, (np.ndarray, np.generic, int, float)):
-        return dcg / (ideal + (ideal == 0))
+        return dcg / (ideal + (ideal == 0))  # type: ignore[operator]  # numpy stubs: bool
     return dcg / ideal.clip(lower_bound=_TINY)
 
 

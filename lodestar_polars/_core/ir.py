@@ -49,14 +49,14 @@ from lodestar_polars._core.segments import segment_cumsum, segment_positions, se
 
 
 # --------------------------------------------------------------------------- row formulas
-def cut(position: Any, k: int | None) -> Any:
+def cut(position: Any, k: Any) -> Any:
     """1 where the 0-based ``position`` is in the top ``k`` (``k=None``: everywhere), else 0."""
     if k is None:
         return position * 0 + 1
     return position < k
 
 
-def hit_term(relevant: Any, position: Any, k: int | None) -> Any:
+def hit_term(relevant: Any, position: Any, k: Any) -> Any:
     """A relevant row in the top ``k``: summed, the number of hits at ``k``."""
     return relevant * cut(position, k)
 

@@ -124,7 +124,7 @@ class Ranking:
             out[self.length > 0] = np.add.reduceat(block_values, self._segment_first_block)
         return out
 
-    def take(self, values: ArrayLike, dtype: DTypeLike = None) -> np.ndarray:
+    def take(self, values: ArrayLike, dtype: DTypeLike | None = None) -> np.ndarray:
         """An input-order array, in ranking order."""
         array = np.asarray(values, dtype=dtype)
         return array if self.order is None else array[self.order]
