@@ -19,18 +19,21 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, overload
 
+import numpy as np
 import polars as pl
 from polars.io.plugins import register_io_source
 
 from lodestar_polars._expr import Metric, as_float, as_score
 from lodestar_polars._registry import (
+    REGISTRY,
     MetricSpec,
     Sorted,
     metric_names,
     resolve,
     unknown_metric_message,
 )
-from lodestar_polars._validation import check_bool, check_int
+from lodestar_polars._ties import TIES, TieRule
+from lodestar_polars._validation import check_bool, check_int, check_option
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:
@@ -42,6 +45,7 @@ __all__ = ["Progress", "evaluate", "mean_of_groups", "metric_names"]
 _PREFIX = "__lodestar_"
 _LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
 _ROW, _ORDER = f"{_PREFIX}row", f"{_PREFIX}order"
+_NREL = f"{_PREFIX}n_relevant"
 _SHOWN = 5
 
 
@@ -52,13 +56,40 @@ class _Parsed:
     options: dict[str, Any]
 
 
-def _parse(text: str, y_true: str | pl.Expr, y_score: str | pl.Expr) -> _Parsed:
+@dataclass(frozen=True)
+class _Roles:
+    """The column of each role, and the tie rule, of one :func:`evaluate` call."""
+
+    keys: list[str]
+    y_true: str
+    y_score: str
+    weight: str | None = None
+    doc_id: str | None = None
+    n_relevant: str | None = None
+    ties: TieRule = "average"
+
+
+def _parse(text: str, roles: _Roles) -> _Parsed:
     found = resolve(text) if isinstance(text, str) else None
     if found is None:
         raise InvalidParameterError(unknown_metric_message(text))
-    options = found.spec.options(found.k)
-    metric = found.spec.builder(y_true, y_score, name=text, **options)  # validates options
-    return _Parsed(metric, found.spec, options)
+    spec = found.spec
+    options = spec.options(found.k)
+    extra: dict[str, Any] = {}
+    if roles.ties != "average":
+        if not spec.ties:
+            takes = [s.name for s in REGISTRY if s.ties]
+            msg = (
+                f"metric {text!r}: {spec.name} has no tie rule but its own, so it cannot be "
+                f"evaluated with ties={roles.ties!r}; the metrics that take one: {takes}"
+            )
+            raise InvalidParameterError(msg)
+        extra.update(ties=roles.ties, doc_id=roles.doc_id)
+    if roles.n_relevant is not None and spec.judged:
+        extra["n_relevant"] = roles.n_relevant
+    # the builder validates the options and holds the rules a group must pass
+    metric = spec.builder(roles.y_true, roles.y_score, name=text, **options, **extra)
+    return _Parsed(metric, spec, options)
 
 
 def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
@@ -66,7 +97,7 @@ def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
         if column not in schema:
             msg = f"`{role}` column {column!r} is not in the frame (columns: {list(schema)})"
             raise ValueError(msg)
-        if role in ("y_true", "y_score", "weight"):
+        if role in ("y_true", "y_score", "weight", "n_relevant"):
             dtype = schema[column]
             if not (dtype.is_numeric() or dtype == pl.Boolean):
                 msg = f"`{role}` column {column!r} must be numeric or boolean, found dtype {dtype}"
@@ -106,7 +137,9 @@ def _as_columns(
     y_true: str | pl.Expr,
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None,
-) -> tuple[Frame, list[str], str, str, str | None]:
+    doc_id: str | pl.Expr | None,
+    n_relevant: str | pl.Expr | None,
+) -> tuple[Frame, list[str], str, str, str | None, str | None, str | None]:
     """Column names for every role, the frame given a column for each expression that is not one.
 
     A key or weight expression keeps its output name (it is a column of the
@@ -134,7 +167,10 @@ def _as_columns(
     true = column(y_true, "y_true", f"{_PREFIX}y_true")
     score = column(y_score, "y_score", f"{_PREFIX}y_score")
     w = None if weight is None else column(weight, "weight", None)
-    return (frame.with_columns(added) if added else frame), keys, true, score, w
+    doc = None if doc_id is None else column(doc_id, "doc_id", f"{_PREFIX}doc_id")
+    judged = None if n_relevant is None else column(n_relevant, "n_relevant", f"{_PREFIX}n_rel")
+    frame = frame.with_columns(added) if added else frame
+    return frame, keys, true, score, w, doc, judged
 
 
 def _check_output_names(keys: list[str], weight: str | None, names: list[str]) -> None:
@@ -192,16 +228,10 @@ def _refusal_report(
 
 
 def _evaluate_frame(
-    frame: pl.DataFrame,
-    parsed: list[_Parsed],
-    keys: list[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None,
-    *,
-    strict: bool,
+    frame: pl.DataFrame, parsed: list[_Parsed], roles: _Roles, *, strict: bool
 ) -> pl.DataFrame:
     """Per-group values of every metric over an in-memory frame (see module docstring)."""
+    keys, y_true, y_score, weight = roles.keys, roles.y_true, roles.y_score, roles.weight
     # One group-by makes the groups, evaluates the rules and orders each
     # group's row indices by score descending (the row index breaks equal
     # scores, later row first, only where a metric reads that order): the
@@ -210,11 +240,20 @@ def _evaluate_frame(
     # one Polars select.  Cheaper than a frame argsort and a second group-by.
     score = as_score(y_score)
     row = pl.col(_ROW)
-    if any(p.spec.row_order for p in parsed):
+    if roles.ties == "trec_eval" and roles.doc_id is not None:
+        # trec_eval's order: score, then document id descending (as text, byte-wise)
+        doc = pl.col(roles.doc_id).cast(pl.String)
+        ranked = row.sort_by([score, doc], descending=[True, True])
+    elif roles.ties == "input":
+        ranked = row.sort_by([score, row], descending=[True, False])
+    elif any(p.spec.row_order for p in parsed):
         ranked = row.sort_by([score, row], descending=[True, True])
     else:
         ranked = row.sort_by(score, descending=True)
     aggs: list[pl.Expr] = [pl.len().alias(_LEN)]
+    if roles.n_relevant is not None:
+        # one value per group (the metrics' own rules refuse a group otherwise)
+        aggs.append(as_float(roles.n_relevant).first().fill_null(0.0).alias(_NREL))
     if weight is not None:
         aggs += [
             pl.col(weight).first(),
@@ -243,7 +282,16 @@ def _evaluate_frame(
     s = pl.col(y_score).fill_null(0) if frame.schema[y_score].is_integer() else finite(y_score)
     # both columns gathered in one select (Polars runs them in parallel)
     in_order = frame.select(finite(y_true).gather(order).alias("g"), s.gather(order).alias("s"))
-    arrays = Sorted(in_order["g"].to_numpy(), in_order["s"].to_numpy(), groups[_LEN].to_numpy())
+    ranked_score = in_order["s"].to_numpy()
+    if roles.ties != "average":
+        # the rows are in the rule's order: strictly decreasing scores leave no
+        # tie for the core to average over, so it reads that order as it is
+        ranked_score = -np.arange(ranked_score.size, dtype=np.int64)
+    n_relevant = None
+    if roles.n_relevant is not None:
+        judged = groups[_NREL].to_numpy()
+        n_relevant = np.where(np.isfinite(judged), judged, 0.0)  # refused groups only
+    arrays = Sorted(in_order["g"].to_numpy(), ranked_score, groups[_LEN].to_numpy(), n_relevant)
     columns = []
     for i, p in enumerate(parsed):
         values = p.spec.core(arrays, p.options)
@@ -290,6 +338,9 @@ def evaluate(
     y_true: str | pl.Expr,
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = ...,
+    ties: TieRule = ...,
+    doc_id: str | pl.Expr | None = ...,
+    n_relevant: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -306,6 +357,9 @@ def evaluate(
     y_true: str | pl.Expr,
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = ...,
+    ties: TieRule = ...,
+    doc_id: str | pl.Expr | None = ...,
+    n_relevant: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -322,6 +376,9 @@ def evaluate(
     y_true: str | pl.Expr,
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = ...,
+    ties: TieRule = ...,
+    doc_id: str | pl.Expr | None = ...,
+    n_relevant: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -342,6 +399,9 @@ def evaluate(
     y_true: str | pl.Expr,
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = None,
+    ties: TieRule = "average",
+    doc_id: str | pl.Expr | None = None,
+    n_relevant: str | pl.Expr | None = None,
     strict: bool = True,
     mean: bool = False,
     batch_rows: int | None = None,
@@ -382,6 +442,17 @@ def evaluate(
     weight : str or polars.Expr, default=None
         A per-group weight column (one value per group), carried into the
         result and used by ``mean=True``, as scikit-learn's ``sample_weight``.
+    ties : {'average', 'trec_eval', 'input'}, default='average'
+        The rule for equal scores: averaged over every ordering
+        (scikit-learn's), trec_eval's order (score, then ``doc_id``
+        descending) or row order.  Only metrics that take ``ties=`` accept
+        another rule.
+    doc_id : str or polars.Expr, default=None
+        The document id column, read by ``ties='trec_eval'``.
+    n_relevant : str or polars.Expr, default=None
+        Per group, the judged relevant documents, retrieved or not: the
+        denominator of ``recall``, ``r_precision`` and
+        ``average_precision_at_k``, as in trec_eval.
     strict : bool, default=True
         Raise :class:`RefusedGroupError` naming the groups a metric cannot
         score (and why, in scikit-learn's sentence where it has one).  With
@@ -481,6 +552,9 @@ def evaluate(
             y_true=y_true,
             y_score=y_score,
             weight=weight,
+            ties=ties,
+            doc_id=doc_id,
+            n_relevant=n_relevant,
             strict=strict,
             mean=mean,
             batch_rows=batch_rows,
@@ -493,7 +567,9 @@ def evaluate(
             f"RecordBatch, RecordBatchReader or Dataset, got {type(frame).__name__}"
         )
         raise TypeError(msg)
-    frame, keys, y_true, y_score, weight = _as_columns(frame, by, y_true, y_score, weight)
+    frame, keys, y_true, y_score, weight, doc_id, n_relevant = _as_columns(
+        frame, by, y_true, y_score, weight, doc_id, n_relevant
+    )
     if not keys:
         msg = "`by` must name at least one column"
         raise ValueError(msg)
@@ -513,21 +589,32 @@ def evaluate(
             f"Got {progress!r} instead."
         )
         raise InvalidParameterError(msg)
+    rule: TieRule = check_option(ties, "ties", "evaluate", TIES)  # type: ignore[assignment]
+    if rule == "trec_eval" and doc_id is None:
+        msg = "evaluate(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
+        raise InvalidParameterError(msg)
     _check_output_names(keys, weight, names)
     lazy = frame.lazy()
     columns = {f"by[{i}]": key for i, key in enumerate(keys)}
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
         columns["weight"] = weight
+    if doc_id is not None and rule == "trec_eval":
+        columns["doc_id"] = doc_id
+    if n_relevant is not None:
+        columns["n_relevant"] = n_relevant
     schema = lazy.collect_schema()
     _check_columns(schema, columns)
-    parsed = [_parse(name, y_true, y_score) for name in names]
+    roles = _Roles(keys, y_true, y_score, weight, columns.get("doc_id"), n_relevant, rule)
+    parsed = [_parse(name, roles) for name in names]
+    if n_relevant is not None and not any(p.spec.judged for p in parsed):
+        reads = [s.name for s in REGISTRY if s.judged]
+        msg = f"`n_relevant` is read by {reads} only, and no metric asked for is one of them"
+        raise InvalidParameterError(msg)
     needed = list(dict.fromkeys(columns.values()))
 
     if isinstance(frame, pl.DataFrame):
-        result = _evaluate_frame(
-            frame.select(needed), parsed, keys, y_true, y_score, weight, strict=strict
-        )
+        result = _evaluate_frame(frame.select(needed), parsed, roles, strict=strict)
         return mean_of_groups(result, names, weight) if mean else result
 
     group_schema = {
@@ -542,7 +629,7 @@ def evaluate(
             rows_done += part.height
             groups = 0
             if part.height:
-                result = _evaluate_frame(part, parsed, keys, y_true, y_score, weight, strict=strict)
+                result = _evaluate_frame(part, parsed, roles, strict=strict)
                 groups = result.height
                 yield result
             _release_freed_memory()

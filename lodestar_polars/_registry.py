@@ -91,17 +91,28 @@ class Sorted:
     gain: np.ndarray
     score: np.ndarray
     length: np.ndarray
+    n_relevant: np.ndarray | None = None
+    """Judged relevant documents per segment (``lp.evaluate(n_relevant=)``), if given."""
 
 
 Core = Callable[[Sorted, dict[str, Any]], np.ndarray]
 
 
 def segmented(
-    fn: Callable[..., np.ndarray], truth: Callable[[np.ndarray], np.ndarray], **fixed: Any
+    fn: Callable[..., np.ndarray],
+    truth: Callable[[np.ndarray], np.ndarray],
+    *,
+    judged: bool = False,
+    **fixed: Any,
 ) -> Core:
-    """A segment core over presorted arrays: ``fn(truth(gain), score, length, **options)``."""
+    """A segment core over presorted arrays: ``fn(truth(gain), score, length, **options)``.
+
+    With ``judged``, ``fn`` also takes the judged ``n_relevant`` per segment.
+    """
 
     def core(a: Sorted, options: dict[str, Any]) -> np.ndarray:
+        if judged and a.n_relevant is not None:
+            options = {**options, "n_relevant": a.n_relevant}
         return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
 
     return core
@@ -161,6 +172,10 @@ class MetricSpec:
     frame is then sorted without the row-index key, which is cheaper."""
     trec: tuple[str | None, str | None] = (None, None)
     """The trec_eval measure this metric is, without a cutoff and with one."""
+    ties: bool = False
+    """Whether the metric takes a tie rule (``ties=``, ``doc_id=``) other than averaging."""
+    judged: bool = False
+    """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
 
     def options(self, k: int | None) -> dict[str, Any]:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
@@ -182,6 +197,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("dcg_score", "scikit-learn")),
         "discounted cumulative gain, ties averaged",
+        ties=True,
     ),
     MetricSpec(
         "ndcg",
@@ -196,6 +212,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "normalized DCG, ties averaged",
         trec=("ndcg", "ndcg_cut"),
+        ties=True,
     ),
     MetricSpec(
         "reciprocal_rank",
@@ -211,6 +228,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "reciprocal rank of the first relevant row, its expectation over ties",
         trec=("recip_rank", "recip_rank"),
+        ties=True,
     ),
     MetricSpec(
         "top_k_accuracy",
@@ -277,6 +295,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("dcg_burges", "ranx")),
         "DCG with the gain 2^rel - 1 (ranx's Burges DCG)",
         fixed=MappingProxyType({"gain": "exponential"}),
+        ties=True,
     ),
     MetricSpec(
         "ndcg_burges",
@@ -287,6 +306,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("ndcg_burges", "ranx")),
         "NDCG with the gain 2^rel - 1 (ranx's Burges NDCG)",
         fixed=MappingProxyType({"gain": "exponential"}),
+        ties=True,
     ),
     MetricSpec(
         "precision",
@@ -301,12 +321,13 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "relevant rows in the top k over k (without @k, the whole group)",
         trec=(None, "P"),
+        ties=True,
     ),
     MetricSpec(
         "recall",
         recall,
         recall_metric,
-        segmented(recall_segments, _positive),
+        segmented(recall_segments, _positive, judged=True),
         "optional",
         _names(
             Name("recall", "ranx"),
@@ -315,6 +336,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "relevant rows in the top k over all relevant rows (without @k, the whole group)",
         trec=(None, "recall"),
+        ties=True,
+        judged=True,
     ),
     MetricSpec(
         "hit_rate",
@@ -329,12 +352,13 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "chance of a relevant row in the top k",
         trec=(None, "success"),
+        ties=True,
     ),
     MetricSpec(
         "r_precision",
         r_precision,
         r_precision_metric,
-        segmented(r_precision_segments, _positive),
+        segmented(r_precision_segments, _positive, judged=True),
         "none",
         _names(
             Name("Rprec", "trec_eval"),
@@ -343,12 +367,14 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "precision at R, the number of relevant rows",
         trec=("Rprec", None),
+        ties=True,
+        judged=True,
     ),
     MetricSpec(
         "average_precision_at_k",
         average_precision_at_k,
         average_precision_at_k_metric,
-        segmented(average_precision_at_k_segments, _positive, denominator="relevant"),
+        segmented(average_precision_at_k_segments, _positive, judged=True, denominator="relevant"),
         "optional",
         _names(
             Name("map", "ranx"),
@@ -358,6 +384,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "AP over the top k, denominator the relevant rows (trec_eval's map_cut)",
         trec=("map", "map_cut"),
+        ties=True,
+        judged=True,
     ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""

@@ -217,19 +217,34 @@ def recall_segments(
     length: np.ndarray,
     *,
     k: int | None,
+    n_relevant: np.ndarray | None = None,
     presorted: bool = False,
 ) -> np.ndarray:
-    """Recall at ``k`` of each segment over its own relevant rows, ties averaged (``lp.recall``)."""
+    """Recall at ``k`` of each segment, ties averaged (``lp.recall``).
+
+    The denominator is ``n_relevant`` (judged relevant documents per segment,
+    retrieved or not) when given, else the segment's own relevant rows.
+    """
     b = _blocks(truth, score, length, presorted=presorted)
-    return ratio_or_zero(b.hits(k), b.n_relevant)
+    return ratio_or_zero(b.hits(k), b.n_relevant if n_relevant is None else n_relevant)
 
 
 def r_precision_segments(
-    truth: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool = False
+    truth: np.ndarray,
+    score: np.ndarray,
+    length: np.ndarray,
+    *,
+    n_relevant: np.ndarray | None = None,
+    presorted: bool = False,
 ) -> np.ndarray:
-    """Precision at ``R`` (the segment's relevant rows), ties averaged (``lp.r_precision``)."""
+    """Precision at ``R``, ties averaged (``lp.r_precision``).
+
+    ``R`` is ``n_relevant`` when given (judged relevant documents), else the
+    segment's own relevant rows.
+    """
     b = _blocks(truth, score, length, presorted=presorted)
-    return ratio_or_zero(b.hits(b.n_relevant), b.n_relevant)
+    r = b.n_relevant if n_relevant is None else n_relevant
+    return ratio_or_zero(b.hits(r), r)
 
 
 def hit_rate_segments(
@@ -273,20 +288,21 @@ def average_precision_at_k_segments(
     *,
     k: int | None,
     denominator: str = "relevant",
+    n_relevant: np.ndarray | None = None,
     presorted: bool = False,
 ) -> np.ndarray:
     """AP cut at ``k`` of each segment, ties averaged (``lp.average_precision_at_k``).
 
     The numerator is the sum of :func:`expected_average_precision_term`; the
-    denominator the segment's relevant rows (``"relevant"``) or that capped
-    at ``k`` (``"min_k"``); 0 with nothing relevant.
+    denominator the segment's relevant rows, or ``n_relevant`` when given
+    (``"relevant"``), or that capped at ``k`` (``"min_k"``); 0 with nothing relevant.
     """
     b = _blocks(truth, score, length, presorted=presorted)
     ranking = b.ranking
     terms = expected_average_precision_term(
         b.in_block, b.block, b.above, b.before_block, ranking.position.astype(np.float64), k
     )
-    n = b.n_relevant
+    n = b.n_relevant if n_relevant is None else n_relevant
     if denominator == "min_k" and k is not None:
         n = np.minimum(n, float(k))
     return ratio_or_zero(ranking.segment_sum(terms), n)
