@@ -1,0 +1,83 @@
+"""docs/refusals.md quotes sentences the code really produces: each is triggered here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars._dcg import ndcg_metric
+from lodestar_polars._ir import recall_metric
+from lodestar_polars._label_ranking import coverage_error_metric
+from lodestar_polars._top_k import top_k_accuracy_metric
+
+PAGE = (Path(__file__).resolve().parents[1] / "docs" / "refusals.md").read_text(encoding="utf-8")
+
+
+def _reason(metric: lp._expr.Metric, frame: pl.DataFrame) -> str:
+    out = frame.group_by("q").agg(metric.reason().alias("why"))["why"].item()
+    assert isinstance(out, str)
+    return out
+
+
+def _raised(call: Callable[[], object]) -> str:
+    with pytest.raises((ValueError, TypeError, ZeroDivisionError)) as info:
+        call()
+    return str(info.value)
+
+
+F = pl.DataFrame({"q": [1, 1], "rel": [1, 0], "s": [0.5, 0.1]})
+
+CASES: dict[str, Callable[[], str]] = {
+    "no rows": lambda: F.clear().select(ndcg_metric("rel", "s").reason()).item(),
+    "infinite y_true": lambda: _reason(
+        ndcg_metric("rel", "s", gain="exponential"), F.with_columns(rel=pl.lit(float("-inf")))
+    ),
+    "negative": lambda: _reason(ndcg_metric("rel", "s"), F.with_columns(rel=pl.lit(-1))),
+    "one document": lambda: _reason(ndcg_metric("rel", "s"), F.head(1)),
+    "binary": lambda: _reason(coverage_error_metric("rel", "s"), F.with_columns(rel=pl.lit(2))),
+    "one label": lambda: _reason(coverage_error_metric("rel", "s"), F.head(1)),
+    "one true": lambda: _reason(top_k_accuracy_metric("rel", "s"), F.with_columns(rel=pl.lit(1))),
+    "n_relevant whole": lambda: _reason(
+        recall_metric("rel", "s", n_relevant="n"), F.with_columns(n=pl.lit(2.5))
+    ),
+    "n_relevant below": lambda: _reason(
+        recall_metric("rel", "s", n_relevant="n"), F.with_columns(rel=pl.lit(1), n=pl.lit(1.0))
+    ),
+    "k": lambda: _raised(lambda: lp.ndcg("rel", "s", k=0)),
+    "log_base": lambda: _raised(lambda: lp.dcg("rel", "s", log_base=-2)),
+    "ties": lambda: _raised(lambda: lp.ndcg("rel", "s", ties="random")),  # type: ignore[arg-type]
+    "relevance_level": lambda: _raised(
+        lambda: lp.precision("rel", "s", k=1, relevance_level=float("nan"))
+    ),
+    "strict": lambda: _raised(
+        lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", strict="no")  # type: ignore[call-overload]
+    ),
+    "batch_rows": lambda: _raised(
+        lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", batch_rows=0)
+    ),
+    "cutoff": lambda: _raised(lambda: lp.evaluate(F, ["ap@3"], by="q", y_true="rel", y_score="s")),
+    "needs cutoff": lambda: _raised(
+        lambda: lp.evaluate(F, ["hit_rate"], by="q", y_true="rel", y_score="s")
+    ),
+    "weights": lambda: _raised(
+        lambda: lp.evaluate(
+            F.with_columns(w=pl.lit(0.0)),
+            ["rr"],
+            by="q",
+            y_true="rel",
+            y_score="s",
+            weight="w",
+            mean=True,
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_page_quotes_the_sentence(case: str) -> None:
+    sentence = CASES[case]()
+    assert sentence in PAGE, f"docs/refusals.md does not quote: {sentence}"
