@@ -1336,8 +1336,8 @@ def main():
         counts[name] = len(cases)
         total += len(text) + 1
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    date = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch
-            else _dt.datetime.now(_dt.timezone.utc)).date().isoformat()
+    date = (_dt.datetime.fromtimestamp(int(epoch), _dt.UTC) if epoch
+            else _dt.datetime.now(_dt.UTC)).date().isoformat()
     manifest = {
         "generator": "corpus/generate.py",
         "generated": date,

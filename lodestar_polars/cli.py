@@ -9,6 +9,7 @@ example log bundled with the package.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ from typing import TextIO
 import polars as pl
 
 from lodestar_polars._evaluate import Progress, evaluate, mean_of_groups, metric_names
-from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
+from lodestar_polars.trec import input_file
 
 DEFAULT_METRICS = ("ndcg@10", "dcg@10", "rr@10")
 EXAMPLE = "example_eval.csv"
@@ -31,14 +32,30 @@ def example_path() -> Path:
 
 
 def scan(path: Path) -> pl.LazyFrame:
-    """A lazy scan of a Parquet or CSV file, chosen by its suffix."""
+    """A lazy scan of a Parquet or CSV file, chosen by its suffix; the path is read literally."""
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
-        return pl.scan_parquet(path)
+        return pl.scan_parquet(input_file(path, "log"), glob=False)
     if suffix in (".csv", ".tsv", ".txt"):
-        return pl.scan_csv(path, separator="\t" if suffix == ".tsv" else ",")
+        separator = "\t" if suffix == ".tsv" else ","
+        return pl.scan_csv(input_file(path, "log"), separator=separator, glob=False)
     msg = f"cannot read {str(path)!r}: expected a .parquet, .csv or .tsv file"
     raise ValueError(msg)
+
+
+def output_file(path: Path, option: str) -> Path:
+    """``path`` as a file to write: its folder exists and is writable, it is not a folder."""
+    folder = path.parent if str(path.parent) else Path()
+    if path.is_dir():
+        msg = f"{option} {path}: is a directory"
+        raise ValueError(msg)
+    if not folder.is_dir():
+        msg = f"{option} {path}: no such directory {str(folder)!r}"
+        raise ValueError(msg)
+    if not os.access(folder, os.W_OK):
+        msg = f"{option} {path}: the directory {str(folder)!r} is not writable"
+        raise ValueError(msg)
+    return path
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -102,43 +119,68 @@ def _weakest(per_query: pl.DataFrame, metric: str, keys: list[str], n: int) -> p
     return per_query.sort(metric, *keys, nulls_last=True).head(n)
 
 
+def _weakest_title(per_query: pl.DataFrame, metric: str, n: int) -> str:
+    """The heading of the weakest queries, saying how many tie at the weakest value."""
+    values = per_query.get_column(metric).drop_nulls()
+    title = f"weakest {min(n, per_query.height)} queries by {metric}"
+    if values.is_empty():
+        return title + ":"
+    lowest = float(values.min())  # type: ignore[arg-type]  # a Float64 metric column
+    tied = int((values == lowest).sum())
+    if tied > 1:
+        title += f" ({tied} queries tie at the weakest value, {lowest:g}; ties listed by key)"
+    return title + ":"
+
+
 def run(argv: Sequence[str] | None = None) -> int:
-    """Run the command with ``argv``; return the exit status."""
+    """Run the command with ``argv``; return the exit status.
+
+    Every error a user can cause (a missing or unreadable file, a bad column
+    or metric name, a refused query) is one line on stderr and status 2, never
+    a traceback.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["trec"]:  # `lodestar-polars trec QRELS RUN ...`: trec_eval's command
         from lodestar_polars._trec_cli import run as run_trec
 
         return run_trec(argv[1:])
     args = _parser().parse_args(argv)
-    path = args.file if args.file is not None else example_path()
-    keys = [k.strip() for k in args.by.split(",") if k.strip()]
-    metrics = args.metrics or list(DEFAULT_METRICS)
     try:
-        per_query = evaluate(
-            scan(path),
-            metrics,
-            by=keys,
-            y_true=args.y_true,
-            y_score=args.y_score,
-            weight=args.weight,
-            strict=not args.no_strict,
-            progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
-        ).collect()
-    except (InvalidParameterError, RefusedGroupError, ValueError, pl.exceptions.PolarsError) as exc:
+        return _run(args)
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
+    except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
         message = str(exc).replace("pass strict=False", "pass --no-strict")
         print(f"lodestar-polars: error: {message}", file=sys.stderr)
         return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    path = args.file if args.file is not None else example_path()
+    if args.per_query is not None:
+        output_file(args.per_query, "--per-query")
+    keys = [k.strip() for k in args.by.split(",") if k.strip()]
+    metrics = args.metrics or list(DEFAULT_METRICS)
+    per_query = evaluate(
+        scan(path),
+        metrics,
+        by=keys,
+        y_true=args.y_true,
+        y_score=args.y_score,
+        weight=args.weight,
+        strict=not args.no_strict,
+        progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
+    ).collect()
     try:
         means = mean_of_groups(per_query, metrics, args.weight)
     except ZeroDivisionError as exc:
-        print(f"lodestar-polars: error: {exc}", file=sys.stderr)
-        return 2
+        raise ValueError(str(exc)) from None
     means = means.transpose(include_header=True, header_name="metric", column_names=["mean"])
     source = "bundled example" if args.file is None else str(path)
     print(f"{source}: {per_query.height} queries")
     with pl.Config(tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True, tbl_rows=50):
         print(means)
-        print(f"weakest {min(args.weakest, per_query.height)} queries by {metrics[0]}:")
+        print(_weakest_title(per_query, metrics[0], args.weakest))
         print(_weakest(per_query, metrics[0], keys, args.weakest))
     if args.per_query is not None:
         if args.per_query.suffix.lower() in (".parquet", ".pq"):
@@ -149,5 +191,17 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
-    """Entry point of the ``lodestar-polars`` script."""
-    raise SystemExit(run())
+    """Entry point of the ``lodestar-polars`` script.
+
+    A reader that stops early (``lodestar-polars ... | head -1``) closes the
+    pipe: the rest of the output is dropped quietly, as Python's documentation
+    recommends, with status 1 (no traceback).
+    """
+    try:
+        status = run()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = 1
+    raise SystemExit(status)

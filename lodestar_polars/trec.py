@@ -52,6 +52,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._core.ir import Judged, measure_values
+from lodestar_polars._validation import check_bool
 
 __all__ = [
     "MEASURES",
@@ -77,10 +78,42 @@ _QRELS_LINE = r"^\s*" + r"\s+".join([_FIELD] * 4) + r"\s*$"
 
 
 # --------------------------------------------------------------------------- reading
+def input_file(path: str | Path, what: str) -> Path:
+    """``path`` as a file to read: it exists and is not a directory.
+
+    Paths are read literally, never as glob patterns: ``log[1].csv`` is that
+    file, and a directory is refused rather than read as all its files merged.
+    """
+    file = Path(path)
+    if file.is_dir():
+        msg = f"{file}: is a directory, not a {what} file"
+        raise ValueError(msg)
+    if not file.exists():
+        msg = f"{file}: no such file"
+        raise ValueError(msg)
+    return file
+
+
+def first_non_utf8(path: str | Path) -> str | None:
+    """``path:line: ...`` for the first byte of ``path`` that is not UTF-8, or None.
+
+    Read only when Polars has refused the file, so that the sentence can name
+    the line (Polars says "invalid utf8" and no more).
+    """
+    data = Path(path).read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column})"
+    return None
+
+
 def _scan_fields(path: str | Path, pattern: str, names: Sequence[str]) -> pl.LazyFrame:
     fields = pl.col(_TEXT).str.extract_groups(pattern)
     return (
-        pl.scan_lines(path, name=_TEXT, row_index_name=_LINE, row_index_offset=1)
+        pl.scan_lines(path, name=_TEXT, row_index_name=_LINE, row_index_offset=1, glob=False)
         .filter(pl.col(_TEXT).str.strip_chars() != "")
         .with_columns(fields.struct.field(str(i + 1)).alias(n) for i, n in enumerate(names))
     )
@@ -107,11 +140,11 @@ def _validator(path: str | Path, checks: Sequence[tuple[str, pl.Expr, str]]) -> 
                 what = rule.format(value=row[column], text=row[_TEXT])
                 msg = f"{path}:{row[_LINE]}: {what}"
                 raise ValueError(msg)
-        row = _first_duplicate(frame)
-        if row is not None:
+        dup = _first_duplicate(frame)
+        if dup is not None:
             msg = (
-                f"{path}:{row[_LINE]}: document {row['docno']!r} is listed twice for query "
-                f"{row['qid']!r} (first on line {row['__first']})"
+                f"{path}:{dup[_LINE]}: document {dup['docno']!r} is listed twice for query "
+                f"{dup['qid']!r} (first on line {dup['__first']})"
             )
             raise ValueError(msg)
         return frame
@@ -173,6 +206,7 @@ def read_run(path: str | Path) -> pl.LazyFrame:
     ...
     ValueError: .../bad.txt:2: document 'd1' is listed twice for query '301' (first on line 1)
     """
+    path = input_file(path, "run")
     names = ("qid", "q0", "docno", "rank_text", "score_text", "tag")
     lf = _scan_fields(path, _RUN_LINE, names).with_columns(
         rank=pl.col("rank_text").cast(pl.Int64, strict=False),
@@ -245,6 +279,7 @@ def read_qrels(path: str | Path) -> pl.LazyFrame:
     │ 301 ┆ 0    ┆ CR93E-1282  ┆ 1   │
     └─────┴──────┴─────────────┴─────┘
     """
+    path = input_file(path, "qrels")
     names = ("qid", "iter", "docno", "rel_text")
     lf = _scan_fields(path, _QRELS_LINE, names).with_columns(
         rel=pl.col("rel_text").cast(pl.Int64, strict=False)
@@ -531,7 +566,7 @@ def _lazy(source: Source, reader: Any, role: str) -> pl.LazyFrame:
     if isinstance(source, (str, Path)):
         return reader(source)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):
-        return source.lazy()
+        return _check_frame_values(source.lazy(), role)
     msg = f"`{role}` must be a path or a polars DataFrame/LazyFrame, got {type(source).__name__}"
     raise TypeError(msg)
 
@@ -543,6 +578,34 @@ def _select(lf: pl.LazyFrame, role: str, columns: dict[str, Any]) -> pl.LazyFram
             msg = f"`{role}` has no {column!r} column (columns: {list(schema)})"
             raise ValueError(msg)
     return lf.select(pl.col(c).cast(dtype) for c, dtype in columns.items())
+
+
+def _check_frame_values(lf: pl.LazyFrame, role: str) -> pl.LazyFrame:
+    """A frame's score and relevance, under the rules a file's are read by.
+
+    A score must be a number, and a relevance an integer: a relevance of 0.5
+    in a file is refused with ``path:line:``, so in a frame it is refused with
+    ``row N`` (1-based), never truncated by a cast.
+    """
+    schema = lf.collect_schema()
+    for column, rule in (("score", "numbers"), ("rel", "integers")):
+        if column in schema and not (schema[column].is_numeric() or schema[column] == pl.Boolean):
+            msg = f"`{role}` column {column!r} must hold {rule}, found dtype {schema[column]}"
+            raise ValueError(msg)
+    if "rel" in schema and schema["rel"].is_float():
+        rel = pl.col("rel")
+        bad = (
+            lf.with_row_index("__row", offset=1)
+            .filter(rel.is_not_null() & (~rel.is_finite() | (rel != rel.floor())))
+            .select("__row", "rel")
+            .head(1)
+            .collect()
+        )
+        if not bad.is_empty():
+            row, value = bad.row(0)
+            msg = f"`{role}` row {row}: relevance {value!r} is not an integer"
+            raise ValueError(msg)
+    return lf
 
 
 def _check_frame(df: pl.DataFrame, role: str) -> None:
@@ -593,7 +656,16 @@ def _prepare(
         "qrels",
         {"qid": pl.String, "docno": pl.String, "rel": pl.Int64},
     )
-    run_df, qrels_df = pl.collect_all([run_lf, qrels_lf])
+    try:
+        run_df, qrels_df = pl.collect_all([run_lf, qrels_lf])
+    except pl.exceptions.ComputeError as exc:
+        # Polars says "invalid utf8" and no more: name the file and the line
+        for source in (run, qrels):
+            if "utf8" in str(exc).lower() and isinstance(source, (str, Path)):
+                where = first_non_utf8(source)
+                if where is not None:
+                    raise ValueError(where) from None
+        raise
     _check_frame(run_df, "run")
     _check_frame(qrels_df, "qrels")
     judged = qrels_df.select(pl.col("qid").unique())
@@ -772,6 +844,13 @@ def evaluate(
     └─────┴────────────┴──────────┘
     """
     parsed = parse_measures(measures)
+    for flag, value in (
+        ("per_query", per_query),
+        ("complete", complete),
+        ("float32_scores", float32_scores),
+        ("wide", wide),
+    ):
+        check_bool(value, flag, "evaluate")
     relevance_level = _check_level(relevance_level)
     if max_docs is not None:
         max_docs = _check_positive_int(max_docs, "max_docs")

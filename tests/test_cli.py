@@ -20,9 +20,7 @@ def test_bundled_example_prints_means_and_weakest(capsys: pytest.CaptureFixture[
     assert "weakest 5 queries by ndcg@10:" in out
     # the printed mean is the mean of the per-query expression values
     log = pl.read_csv(example_path())
-    expected = (
-        log.group_by("query").agg(v=lp.ndcg("relevance", "score", k=10))["v"].mean()
-    )
+    expected = log.group_by("query").agg(v=lp.ndcg("relevance", "score", k=10))["v"].mean()
     assert f"{expected:.6f}" in out
 
 
@@ -38,8 +36,21 @@ def test_file_options_and_per_query_output(tmp_path: Path) -> None:
     log.write_parquet(src)
     dest = tmp_path / "per_query.csv"
     status = run(
-        [str(src), "--by", "qid", "--y-true", "rel", "--y-score", "s", "-m", "rr", "-m", "ap",
-         "--per-query", str(dest)]
+        [
+            str(src),
+            "--by",
+            "qid",
+            "--y-true",
+            "rel",
+            "--y-score",
+            "s",
+            "-m",
+            "rr",
+            "-m",
+            "ap",
+            "--per-query",
+            str(dest),
+        ]
     )
     assert status == 0
     got = pl.read_csv(dest)
@@ -53,10 +64,13 @@ def test_refused_group_is_an_error_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = tmp_path / "log.csv"
-    pl.DataFrame({"query": ["a", "b", "b"], "relevance": [1, 0, 1], "score": [0.1, 0.2, 0.3]}).write_csv(src)
+    pl.DataFrame(
+        {"query": ["a", "b", "b"], "relevance": [1, 0, 1], "score": [0.1, 0.2, 0.3]}
+    ).write_csv(src)
     assert run([str(src), "-m", "ndcg"]) == 2
     err = capsys.readouterr().err
-    assert "query='a': Computing NDCG is only meaningful when there is more than 1 document. Got 1 instead." in err
+    sentence = "Computing NDCG is only meaningful when there is more than 1 document. Got 1 instead"
+    assert f"query='a': {sentence}" in err
     assert "--no-strict" in err
     assert run([str(src), "-m", "ndcg", "--no-strict"]) == 0
 
@@ -90,7 +104,8 @@ def test_progress_line_reports_parts_rows_rate_and_time_left() -> None:
     line(lp.Progress(parts_done=4, parts_total=4, rows_done=4_000, groups_in_part=100))
     text = stream.getvalue()
     assert "\rpart 1/4  1,000 rows  " in text
-    assert "rows/s  ~" in text and " s left" in text
+    assert "rows/s  ~" in text
+    assert " s left" in text
     assert text.endswith("\n")  # the finished line is closed
 
 
