@@ -31,10 +31,15 @@ from lodestar_polars.exceptions import InvalidParameterError
 # --------------------------------------------------------------------------- parameters
 
 
+def is_sparse(value: object) -> bool:
+    """A SciPy sparse matrix or array, told by its module (SciPy is never imported here)."""
+    return type(value).__module__.startswith("scipy.sparse")
+
+
 def _is_array_like(value: object) -> bool:
-    """sklearn's ``_is_arraylike_not_scalar``."""
+    """sklearn's ``"array-like"`` constraint: dense array-likes, not sparse ones."""
     arraylike = hasattr(value, "__len__") or hasattr(value, "shape") or hasattr(value, "__array__")
-    return arraylike and not np.isscalar(value)
+    return arraylike and not np.isscalar(value) and not is_sparse(value)
 
 
 def check_array_like(
@@ -43,7 +48,7 @@ def check_array_like(
     """The ``"array-like"`` constraint (optionally with sparse input and ``None``)."""
     if value is None and allow_none:
         return
-    if _is_array_like(value):
+    if _is_array_like(value) or (sparse and is_sparse(value)):
         return
     rules = ["an array-like"]
     if sparse:
@@ -145,8 +150,22 @@ def check_array(
     ensure_min_samples: int = 1,
     ensure_min_features: int = 1,
     input_name: str = "",
+    accept_sparse: bool = False,
 ) -> np.ndarray:
-    """sklearn's ``check_array`` for dense input (``dtype="numeric"`` or ``None``)."""
+    """sklearn's ``check_array`` (``dtype="numeric"`` or ``None``), dense out.
+
+    With ``accept_sparse`` a SciPy sparse matrix or array is made dense
+    (``.toarray()``); without it, refused in scikit-learn's sentence.
+    """
+    if is_sparse(array):
+        if not accept_sparse:
+            name = input_name or "X"
+            msg = (
+                f"Sparse data was passed for {name}, but dense data is required. Use "
+                "'.toarray()' to convert to a dense numpy array."
+            )
+            raise TypeError(msg)
+        array = array.toarray()
     if isinstance(array, np.matrix):
         msg = (
             "np.matrix is not supported. Please convert to a numpy array with "

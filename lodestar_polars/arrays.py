@@ -46,6 +46,7 @@ from lodestar_polars._core.label_ranking import (
 )
 from lodestar_polars._core.ranking import rank_segments
 from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
+from lodestar_polars._core.segments import segment_starts
 from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._sklearn_compat import (
     assert_all_finite,
@@ -102,12 +103,6 @@ def _rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A 2-D matrix as flat row-major values and one segment length per row."""
     n_rows, n_cols = matrix.shape
     return matrix.reshape(-1), np.full(n_rows, n_cols, dtype=np.int64)
-
-
-def _segment_starts(length: np.ndarray) -> np.ndarray:
-    starts = np.zeros(length.size, dtype=np.int64)
-    np.cumsum(length[:-1], out=starts[1:])
-    return starts
 
 
 def _check_dcg_target_type(y_true: np.ndarray) -> None:
@@ -180,15 +175,17 @@ def _binary_average_precisions(
     precision at the highest threshold (0 unless negative weights cancel
     the positives), with the ``UserWarning``.
     """
-    score = np.asarray(score, dtype=np.float64)
+    score = np.asarray(score)
+    if score.dtype.kind not in "iu":  # integers are ranked as integers (2**53 + 1 is not 2**53)
+        score = score.astype(np.float64)
     if weight is not None:
         keep = weight != 0
         if not keep.all():
-            length = np.add.reduceat(keep.astype(np.int64), _segment_starts(length))
+            length = np.add.reduceat(keep.astype(np.int64), segment_starts(length))
             positive, score, weight = positive[keep], score[keep], weight[keep]
     values = average_precision_segments(positive, score, length, weight)
     if weight is None or not np.any(weight < 0):
-        no_positive = ~np.logical_or.reduceat(positive, _segment_starts(length))
+        no_positive = ~np.logical_or.reduceat(positive, segment_starts(length))
         _warn_precision_recall(no_positive)
         return values
     # negative weights: a threshold's weighted count can be 0, and the
@@ -822,10 +819,12 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> f
     2.5
     """
     caller = "coverage_error"
-    check_array_like(y_true, "y_true", caller)
+    # scikit-learn 1.9.1 refuses a sparse y_true here and takes it for the two
+    # other label-ranking metrics; it is taken here too (docs/arrays.md)
+    check_array_like(y_true, "y_true", caller, sparse=True)
     check_array_like(y_score, "y_score", caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
-    y_true = check_array(y_true)
+    y_true = check_array(y_true, accept_sparse=True)
     y_score = check_array(y_score)
     check_consistent_length(y_true, y_score, sample_weight)
     _check_multilabel(y_true, y_score)
@@ -883,7 +882,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None) 
     check_array_like(y_true, "y_true", caller, sparse=True)
     check_array_like(y_score, "y_score", caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
-    y_true = check_array(y_true, ensure_2d=False)
+    y_true = check_array(y_true, ensure_2d=False, accept_sparse=True)
     y_score = check_array(y_score, ensure_2d=False)
     check_consistent_length(y_true, y_score, sample_weight)
     _check_multilabel(y_true, y_score)
@@ -951,7 +950,7 @@ def label_ranking_average_precision_score(
     check_array_like(y_score, "y_score", caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
     check_consistent_length(y_true, y_score, sample_weight)
-    y_true = check_array(y_true, ensure_2d=False)
+    y_true = check_array(y_true, ensure_2d=False, accept_sparse=True)
     y_score = check_array(y_score, ensure_2d=False)
     if y_true.shape != y_score.shape:
         msg = "y_true and y_score have different shape"
