@@ -52,6 +52,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._core.ir import Judged, measure_values
+from lodestar_polars._registry import resolve
 from lodestar_polars._validation import check_bool
 
 __all__ = [
@@ -422,30 +423,6 @@ MEASURES: dict[str, tuple[int, ...] | None] = {
 _OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P")
 _COUNTS = ("num_ret", "num_rel", "num_rel_ret")
 
-# ranx / ir_measures names: lowercase name -> (trec_eval measure, needs a cutoff)
-_ALIASES: dict[str, tuple[str, bool]] = {
-    "ndcg": ("ndcg_cut", True),
-    "map": ("map_cut", True),
-    "ap": ("map_cut", True),
-    "mrr": ("recip_rank", True),
-    "rr": ("recip_rank", True),
-    "precision": ("P", True),
-    "p": ("P", True),
-    "recall": ("recall", True),
-    "r": ("recall", True),
-    "hit_rate": ("success", True),
-    "success": ("success", True),
-}
-_PLAIN_ALIASES = {
-    "mrr": "recip_rank",
-    "rr": "recip_rank",
-    "ap": "map",
-    "r-precision": "Rprec",
-    "r_precision": "Rprec",
-    "rprec": "Rprec",
-    "ndcg": "ndcg",
-}
-
 
 @dataclass(frozen=True)
 class Measure:
@@ -524,14 +501,26 @@ def _parse_one(text: str) -> list[Measure]:
             return [Measure(base, None, None, base)]
         cutoffs = _cutoffs(params, text) if params else list(defaults)
         return [Measure(base, k, None, f"{base}_{k}") for k in cutoffs]
-    # ranx / ir_measures names: "ndcg@10", "nDCG@10", "AP@100", "hit_rate@5", "Rprec"
-    name, at, k_text = text.partition("@")
-    key = name.lower()
-    if at and key in _ALIASES and k_text.isdigit() and int(k_text) >= 1:
-        kind = _ALIASES[key][0]
-        return [Measure(kind, int(k_text), None, text)]
-    if not at and key in _PLAIN_ALIASES:
-        return [Measure(_PLAIN_ALIASES[key], None, None, text)]
+    # ranx / ir_measures names ("ndcg@10", "nDCG@10", "AP@100", "hit_rate@5", "Rprec"),
+    # read through the metric registry: the trec_eval measure each metric is
+    found = resolve(text)
+    if found is not None:
+        uncut, cut = found.spec.trec
+        kind = uncut if found.k is None else cut
+        if kind is not None:
+            return [Measure(kind, found.k, None, text)]
+        trec_names = [n for n in (uncut, cut) if n is not None]
+        msg = (
+            f"measure {text!r}: {found.spec.name} (lp.{found.spec.expression.__name__}) is not "
+            f"a trec_eval measure{' with a cutoff' if found.k is not None else ''}"
+            + (f"; trec_eval's is {trec_names[0]!r}" if trec_names else "")
+            + (
+                " (trec_eval's AP is 'map', ir_measures' 'AP')"
+                if found.spec.name == "average_precision"
+                else ""
+            )
+        )
+        raise ValueError(msg)
     msg = (
         f"unknown measure {text!r}: expected a trec_eval measure among {list(MEASURES)} "
         "(with `.k1,k2` cutoffs, or `ndcg.level=gain,...`), 'official', 'all_trec', or a "

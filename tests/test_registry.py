@@ -142,3 +142,23 @@ def test_evaluate_reads_every_registry_name() -> None:
             written = name.text + (".2" if name.cutoff == "required" else cutoff)
             out = lp.evaluate(frame, [written], by="q", y_true="t", y_score="s", strict=False)
             assert out[written].to_list() == canonical[spec.name + cutoff].to_list(), written
+
+
+@pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
+def test_trec_reads_the_registry(spec: object) -> None:
+    """lp.trec's ranx / ir_measures names are the registry's, each the trec_eval measure it is."""
+    uncut, cut = spec.trec  # type: ignore[attr-defined]
+    for name in (spec.name, *(n.text for n in spec.names)):  # type: ignore[attr-defined]
+        found = resolve(name + "@5") if spec.cutoff != "none" else None  # type: ignore[attr-defined]
+        if found is not None and cut is not None and not name.endswith("_cut"):
+            (measure,) = lp.trec.parse_measures(name + "@5")
+            assert (measure.kind, measure.k) == (cut, 5), name
+
+
+def test_ap_means_one_thing() -> None:
+    """'ap' is scikit-learn's AP in lp.evaluate, and not trec_eval's map in lp.trec."""
+    assert resolve("ap").spec.name == "average_precision"  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="trec_eval's AP is 'map', ir_measures' 'AP'"):
+        lp.trec.parse_measures("ap")
+    (measure,) = lp.trec.parse_measures("AP")
+    assert measure.kind == "map"
