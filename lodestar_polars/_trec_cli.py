@@ -18,6 +18,8 @@ import polars as pl
 from lodestar_polars.trec import MEASURES, evaluate, parse_measures
 
 _INTEGER = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+# measures of trec_eval's default set ("official") that lodestar_polars does not compute
+NOT_OFFERED = ("gm_map", "bpref", "iprec_at_recall")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,6 +76,12 @@ def run(argv: Sequence[str]) -> int:
     """Run ``lodestar-polars trec`` with ``argv`` (after ``trec``); return the exit status."""
     args = _parser().parse_args(argv)
     names = args.measures or ["official"]
+    if not args.measures:
+        print(
+            "lodestar-polars trec: note: trec_eval's default set also prints "
+            f"{', '.join(NOT_OFFERED)}, which are not offered here",
+            file=sys.stderr,
+        )
     wants_runid = any(n in ("official", "all_trec", "runid") for n in names)
     names = [n for n in names if n != "runid"]
     try:

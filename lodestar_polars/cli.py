@@ -58,9 +58,30 @@ def output_file(path: Path, option: str) -> Path:
     return path
 
 
+COMMANDS = {
+    "evaluate": "evaluate a long-format eval log (the default command: `lodestar-polars FILE`)",
+    "trec": "score a TREC run against its judgments as trec_eval does: `trec QRELS RUN -m ...`",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
+    """The top-level parser: its help lists every command; each command parses its own options."""
     parser = argparse.ArgumentParser(
         prog="lodestar-polars",
+        description=(
+            "Ranking metrics over eval logs. Without a command, `evaluate`: "
+            "`lodestar-polars [FILE] [options]` (see `lodestar-polars evaluate --help`)."
+        ),
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name, summary in COMMANDS.items():
+        commands.add_parser(name, help=summary, add_help=False)
+    return parser
+
+
+def _evaluate_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lodestar-polars evaluate",
         description=(
             "Evaluate a long-format eval log (one row per query and document) and print "
             "each metric's mean and the weakest queries. Without FILE, evaluates the "
@@ -140,11 +161,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     a traceback.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] in (["-h"], ["--help"]):
+        _parser().print_help()
+        return 0
     if argv[:1] == ["trec"]:  # `lodestar-polars trec QRELS RUN ...`: trec_eval's command
         from lodestar_polars._trec_cli import run as run_trec
 
         return run_trec(argv[1:])
-    args = _parser().parse_args(argv)
+    if argv[:1] == ["evaluate"]:
+        argv = argv[1:]
+    args = _evaluate_parser().parse_args(argv)
     try:
         return _run(args)
     except BrokenPipeError:

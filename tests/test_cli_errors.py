@@ -88,7 +88,7 @@ def test_trec_directory_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFix
     folder = tmp_path / "runs"
     folder.mkdir()
     (folder / "a.txt").write_text(RUN)
-    assert run(["trec", str(tmp_path / "qrels.txt"), str(folder)]) == 2
+    assert run(["trec", str(tmp_path / "qrels.txt"), str(folder), "-m", "map"]) == 2
     line = _one_error_line(capsys, "lodestar-polars trec: error: ")
     assert line.endswith(f"{folder}: is a directory, not a run file")
 
@@ -99,14 +99,14 @@ def test_trec_non_utf8_names_file_and_line(
     (tmp_path / "qrels.txt").write_text(QRELS)
     bad = tmp_path / "run.txt"
     bad.write_bytes(RUN.encode() + b"q1 Q0 d\xff3 3 0.3 t\n")
-    assert run(["trec", str(tmp_path / "qrels.txt"), str(bad)]) == 2
+    assert run(["trec", str(tmp_path / "qrels.txt"), str(bad), "-m", "map"]) == 2
     line = _one_error_line(capsys, "lodestar-polars trec: error: ")
     assert line.endswith(f"{bad}:3: not UTF-8 text (byte 0xff at column 8)")
 
 
 def test_trec_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "run.txt").write_text(RUN)
-    assert run(["trec", str(tmp_path / "nope.txt"), str(tmp_path / "run.txt")]) == 2
+    assert run(["trec", str(tmp_path / "nope.txt"), str(tmp_path / "run.txt"), "-m", "P.5"]) == 2
     assert _one_error_line(capsys, "lodestar-polars trec: error: ").endswith(
         "nope.txt: no such file"
     )
@@ -135,4 +135,32 @@ def test_weakest_queries_say_how_many_tie(
     assert (
         "weakest 2 queries by rr (4 queries tie at the weakest value, 0.5; ties listed by key):"
         in out
+    )
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "evaluate" in out
+    assert "trec" in out
+
+
+def test_evaluate_is_the_default_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["evaluate", "-m", "rr"]) == 0
+    named = capsys.readouterr().out
+    assert run(["-m", "rr"]) == 0
+    assert capsys.readouterr().out == named
+
+
+def test_trec_default_set_names_what_is_not_offered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    assert run(["trec", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")]) == 0
+    captured = capsys.readouterr()
+    assert "map" in captured.out
+    assert captured.err == (
+        "lodestar-polars trec: note: trec_eval's default set also prints gm_map, bpref, "
+        "iprec_at_recall, which are not offered here\n"
     )
