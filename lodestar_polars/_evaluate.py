@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 from polars.io.plugins import register_io_source
 
+from lodestar_polars._arrow import from_arrow
 from lodestar_polars._expr import Metric, as_float, as_score
 from lodestar_polars._registry import (
     REGISTRY,
@@ -105,30 +106,6 @@ def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
 
 
 Frame = pl.DataFrame | pl.LazyFrame
-
-
-def _from_arrow(frame: object) -> Frame | None:
-    """An Arrow input as Polars, without a copy; None for anything else.
-
-    A ``Table`` or ``RecordBatch`` becomes a ``DataFrame``; a ``pyarrow.dataset``
-    ``Dataset`` (a Parquet directory, say) a ``LazyFrame`` read in parts, as
-    any ``LazyFrame``; a ``RecordBatchReader`` can be read only once, so it is
-    read whole into a ``DataFrame``.
-    """
-    if not type(frame).__module__.startswith("pyarrow"):
-        return None
-    import pyarrow as pa
-    import pyarrow.dataset as pads
-
-    if isinstance(frame, pads.Dataset):
-        return pl.scan_pyarrow_dataset(frame)
-    if isinstance(frame, pa.RecordBatchReader):
-        frame = frame.read_all()
-    if isinstance(frame, (pa.Table, pa.RecordBatch)):
-        out = pl.from_arrow(frame)
-        assert isinstance(out, pl.DataFrame)  # a table, not a single column
-        return out
-    return None
 
 
 def _as_columns(
@@ -543,7 +520,7 @@ def evaluate(
     │ 0.413117 ┆ 0.666667 │
     └──────────┴──────────┘
     """
-    arrow = _from_arrow(frame)
+    arrow = from_arrow(frame)
     if arrow is not None:
         out = evaluate(
             arrow,

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._arrow import from_arrow
 from lodestar_polars._core.ir import Judged, measure_values
 from lodestar_polars._registry import resolve
 from lodestar_polars._validation import check_bool
@@ -552,11 +553,17 @@ def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
 
 # --------------------------------------------------------------------------- evaluating
 def _lazy(source: Source, reader: Any, role: str) -> pl.LazyFrame:
+    arrow = from_arrow(source)
+    if arrow is not None:
+        source = arrow
     if isinstance(source, (str, Path)):
         return reader(source)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):
         return _check_frame_values(source.lazy(), role)
-    msg = f"`{role}` must be a path or a polars DataFrame/LazyFrame, got {type(source).__name__}"
+    msg = (
+        f"`{role}` must be a path, a polars DataFrame/LazyFrame or Arrow data (Table, "
+        f"RecordBatch, RecordBatchReader, Dataset), got {type(source).__name__}"
+    )
     raise TypeError(msg)
 
 
@@ -726,10 +733,14 @@ def evaluate(
     ----------
     run
         A run file (read with :func:`read_run`), or a frame with columns
-        ``qid``, ``docno`` and ``score`` (ids of any type are compared as text).
+        ``qid``, ``docno`` and ``score`` (ids of any type are compared as text):
+        a Polars ``DataFrame`` / ``LazyFrame``, or Arrow data (a ``pyarrow``
+        ``Table``, ``RecordBatch``, ``RecordBatchReader`` or ``Dataset``), read
+        without a copy.  The result is a Polars frame (``.to_arrow()`` hands it
+        back as Arrow).
     qrels
         A qrels file (read with :func:`read_qrels`), or a frame with columns
-        ``qid``, ``docno`` and ``rel`` (an integer).
+        ``qid``, ``docno`` and ``rel`` (an integer), of the same kinds.
     measures : str or list of str, default="official"
         trec_eval measure names: ``num_q``, ``num_ret``, ``num_rel``,
         ``num_rel_ret``, ``map``, ``Rprec``, ``recip_rank``, ``ndcg`` and the

@@ -79,3 +79,15 @@ def test_paths_read_literally(tmp_path: Path) -> None:
         lp.trec.read_run(tmp_path)
     with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'x.txt'}: no such file")):
         lp.trec.read_qrels(tmp_path / "x.txt")
+
+
+def test_arrow_inputs() -> None:
+    """Arrow tables and readers are read as frames, without a copy."""
+    import pyarrow as pa
+
+    qrels = pl.DataFrame({"qid": ["q", "q"], "docno": ["a", "c"], "rel": [1, 2]})
+    want = lp.trec.evaluate(RUN, qrels, ["map", "P.2"])
+    reader = pa.RecordBatchReader.from_batches(
+        qrels.to_arrow().schema, qrels.to_arrow().to_batches()
+    )
+    assert lp.trec.evaluate(RUN.to_arrow(), reader, ["map", "P.2"]).equals(want)
