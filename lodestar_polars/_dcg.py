@@ -23,6 +23,7 @@ from lodestar_polars._expr import (
     ranks_as_counts,
     row_index,
 )
+from lodestar_polars._messages import NDCG_NEGATIVE, NDCG_ONE_DOCUMENT
 from lodestar_polars._ties import Ties, later_row_first, tie_rule
 from lodestar_polars._validation import check_bool, check_k, check_log_base, check_option
 from lodestar_polars.typing import IntoExprColumn
@@ -102,7 +103,7 @@ def _document_count_check() -> Check:
     return Check(
         pl.len() < 2,
         pl.format(
-            "Computing NDCG is only meaningful when there is more than 1 document. Got {} instead.",
+            NDCG_ONE_DOCUMENT,
             pl.len(),
         ),
     )
@@ -160,9 +161,7 @@ def ndcg_metric(
     else:
         dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
         value = normalized(dcg, _ideal_dcg(g, k=k))
-    negative = Check.any_row(
-        g < 0, pl.lit("ndcg_score should not be used on negative y_true values.")
-    )
+    negative = Check.any_row(g < 0, pl.lit(NDCG_NEGATIVE))
     checks = (*_checks(gain_checks, score), *doc_checks, negative, _document_count_check())
     return Metric(name, value, checks)
 

@@ -13,6 +13,7 @@ import polars as pl
 
 from lodestar_polars._core.label_ranking import misordered_pairs, precision_at, ranking_loss
 from lodestar_polars._expr import Check, Metric, as_float, as_score, binary_check, input_checks
+from lodestar_polars._messages import FORMAT_NOT_SUPPORTED
 from lodestar_polars.typing import IntoExprColumn
 
 
@@ -42,7 +43,7 @@ class _Counts:
 
 def _single_label_check() -> Check:
     """scikit-learn refuses a single label column for coverage and ranking loss."""
-    return Check(pl.len() == 1, pl.lit("binary format is not supported"))
+    return Check(pl.len() == 1, pl.lit(FORMAT_NOT_SUPPORTED.format("binary")))
 
 
 def coverage_error_metric(

@@ -48,6 +48,13 @@ from lodestar_polars._core.ranking import rank_segments
 from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.segments import segment_starts
 from lodestar_polars._core.top_k import top_k_segments
+from lodestar_polars._messages import (
+    DIFFERENT_SHAPE,
+    FORMAT_NOT_SUPPORTED,
+    NDCG_NEGATIVE,
+    NDCG_ONE_DOCUMENT,
+    POS_LABEL_FIXED,
+)
 from lodestar_polars._sklearn_compat import (
     assert_all_finite,
     check_array,
@@ -61,7 +68,7 @@ from lodestar_polars._sklearn_compat import (
 )
 from lodestar_polars._sklearn_compat import average as np_average
 from lodestar_polars._validation import check_bool, check_k, check_log_base
-from lodestar_polars.exceptions import UndefinedMetricWarning
+from lodestar_polars.exceptions import undefined_metric_warning
 
 __all__ = [
     "average_precision_score",
@@ -128,7 +135,7 @@ def _check_dcg_shapes(y_true: np.ndarray, y_score: np.ndarray, *, ignore_ties: b
     ranking = np.argsort(y_score)[:, ::-1]
     ranked = y_true[np.arange(ranking.shape[0])[:, np.newaxis], ranking]
     discount.dot(ranked.T)
-    msg = "y_true and y_score have different shape"  # pragma: no cover (NumPy raised)
+    msg = DIFFERENT_SHAPE  # pragma: no cover (NumPy raised)
     raise ValueError(msg)  # pragma: no cover
 
 
@@ -136,10 +143,10 @@ def _check_multilabel(y_true: np.ndarray, y_score: np.ndarray) -> None:
     """coverage_error and label_ranking_loss: a label matrix, and equal shapes."""
     y_type = type_of_target(y_true, input_name="y_true")
     if y_type != "multilabel-indicator":
-        msg = f"{y_type} format is not supported"
+        msg = FORMAT_NOT_SUPPORTED.format(y_type)
         raise ValueError(msg)
     if y_true.shape != y_score.shape:
-        msg = "y_true and y_score have different shape"
+        msg = DIFFERENT_SHAPE
         raise ValueError(msg)
 
 
@@ -471,13 +478,10 @@ def ndcg_score(
     y_score = check_array(y_score, ensure_2d=False)
     check_consistent_length(y_true, y_score, sample_weight)
     if y_true.min() < 0:
-        msg = "ndcg_score should not be used on negative y_true values."
+        msg = NDCG_NEGATIVE
         raise ValueError(msg)
     if y_true.ndim > 1 and y_true.shape[1] <= 1:
-        msg = (
-            "Computing NDCG is only meaningful when there is more than 1 document. "
-            f"Got {y_true.shape[1]} instead."
-        )
+        msg = NDCG_ONE_DOCUMENT.format(y_true.shape[1])
         raise ValueError(msg)
     _check_dcg_target_type(y_true)
     _check_dcg_shapes(y_true, y_score, ignore_ties=ignore_ties)
@@ -624,7 +628,7 @@ def top_k_accuracy_score(
         warnings.warn(
             f"'k' ({k}) greater than or equal to 'n_classes' ({n_classes}) "
             "will result in a perfect score and is therefore meaningless.",
-            UndefinedMetricWarning,
+            undefined_metric_warning(),
             stacklevel=3,
         )
     encoded = np.searchsorted(classes, y_true)
@@ -746,17 +750,11 @@ def average_precision_score(
             raise ValueError(msg)
         return _binary_average_precision(y_true, y_score, pos_label, sample_weight)
     if y_type == "multilabel-indicator" and pos_label != 1:
-        msg = (
-            "Parameter pos_label is fixed to 1 for multilabel-indicator y_true. "
-            "Do not set pos_label or set pos_label to 1."
-        )
+        msg = POS_LABEL_FIXED.format("multilabel-indicator")
         raise ValueError(msg)
     if y_type == "multiclass":
         if pos_label != 1:
-            msg = (
-                "Parameter pos_label is fixed to 1 for multiclass y_true. "
-                "Do not set pos_label or set pos_label to 1."
-            )
+            msg = POS_LABEL_FIXED.format("multiclass")
             raise ValueError(msg)
         y_true = _label_binarize(y_true, present_labels)
         shape = np.shape(y_score)
@@ -769,7 +767,7 @@ def average_precision_score(
             raise ValueError(msg)
     y_type = type_of_target(y_true)  # again, as _average_binary_score does
     if y_type != "multilabel-indicator":
-        msg = f"{y_type} format is not supported"
+        msg = FORMAT_NOT_SUPPORTED.format(y_type)
         raise ValueError(msg)
     return _multilabel_average_precision(y_true, y_score, average_, pos_label, sample_weight)
 
@@ -953,11 +951,11 @@ def label_ranking_average_precision_score(
     y_true = check_array(y_true, ensure_2d=False, accept_sparse=True)
     y_score = check_array(y_score, ensure_2d=False)
     if y_true.shape != y_score.shape:
-        msg = "y_true and y_score have different shape"
+        msg = DIFFERENT_SHAPE
         raise ValueError(msg)
     y_type = type_of_target(y_true, input_name="y_true")
     if y_type != "multilabel-indicator" and not (y_type == "binary" and y_true.ndim == 2):
-        msg = f"{y_type} format is not supported"
+        msg = FORMAT_NOT_SUPPORTED.format(y_type)
         raise ValueError(msg)
     relevant, length = _rows(y_true != 0)
     per_row = lrap_segments(relevant, y_score.reshape(-1), length)
@@ -1067,7 +1065,7 @@ def reciprocal_rank_score(
         )
         raise ValueError(msg)
     if y_true.shape != y_score.shape:
-        msg = "y_true and y_score have different shape"
+        msg = DIFFERENT_SHAPE
         raise ValueError(msg)
     relevant, length = _rows(y_true > 0)
     per_row = reciprocal_rank_segments(

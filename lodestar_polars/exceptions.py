@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 
 class InvalidParameterError(ValueError, TypeError):
     """An option is outside its domain.
@@ -12,11 +14,39 @@ class InvalidParameterError(ValueError, TypeError):
 
 
 class UndefinedMetricWarning(UserWarning):
-    """The metric is ill-defined on this input (scikit-learn's warning of the same name)."""
+    """The metric is ill-defined on this input (scikit-learn's warning of the same name).
+
+    When scikit-learn has been imported, the warning is raised as a subclass of
+    this class and of ``sklearn.exceptions.UndefinedMetricWarning`` (see
+    :func:`undefined_metric_warning`), so a filter on either class catches it.
+    scikit-learn is never imported for it: a filter on scikit-learn's class
+    needs scikit-learn imported already.
+    """
+
+
+def undefined_metric_warning() -> type[UserWarning]:
+    """The class to raise :class:`UndefinedMetricWarning` as: caught by scikit-learn's too."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    theirs = getattr(sklearn_exceptions, "UndefinedMetricWarning", None)
+    if not (isinstance(theirs, type) and issubclass(theirs, Warning)):
+        return UndefinedMetricWarning
+    if theirs not in _BOTH:
+        bases = (UndefinedMetricWarning, theirs)
+        _BOTH[theirs] = type("UndefinedMetricWarning", bases, {"__module__": __name__})
+    return _BOTH[theirs]
+
+
+_BOTH: dict[type[Warning], type[UserWarning]] = {}
+"""The class made for each scikit-learn warning class met (one, unless sklearn is reloaded)."""
 
 
 class RefusedGroupError(ValueError):
     """:func:`lodestar_polars.evaluate` met a group that a metric cannot score."""
 
 
-__all__ = ["InvalidParameterError", "RefusedGroupError", "UndefinedMetricWarning"]
+__all__ = [
+    "InvalidParameterError",
+    "RefusedGroupError",
+    "UndefinedMetricWarning",
+    "undefined_metric_warning",
+]

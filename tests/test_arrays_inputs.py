@@ -92,3 +92,45 @@ def test_integer_scores_past_2_53(name: str, dtype: type, base: int) -> None:
     _, call, expected = CASES[name]
     score = np.array([[base, base + 1, base]], dtype=dtype)
     assert call(score) == expected
+
+
+def test_undefined_metric_warning_is_caught_by_scikit_learn_s_filter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With scikit-learn imported, a filter on its UndefinedMetricWarning catches ours.
+
+    scikit-learn is not a test dependency: its ``sklearn.exceptions`` module is
+    stood in for by a module holding a warning class of that name, which is all
+    the mechanism reads.
+    """
+    import sys
+    import types
+    import warnings
+
+    theirs = type("UndefinedMetricWarning", (UserWarning,), {})
+    module = types.ModuleType("sklearn.exceptions")
+    module.UndefinedMetricWarning = theirs  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sklearn.exceptions", module)
+    y_score = np.array([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1], [0.1, 0.1, 0.8]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        arrays.top_k_accuracy_score([0, 1, 2], y_score, k=3)
+    (warning,) = caught
+    assert issubclass(warning.category, lp.UndefinedMetricWarning)
+    assert issubclass(warning.category, theirs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=theirs)
+        assert arrays.top_k_accuracy_score([0, 1, 2], y_score, k=3) == 1.0
+
+
+def test_undefined_metric_warning_without_scikit_learn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without scikit-learn imported, the warning is lodestar_polars' own class."""
+    import sys
+
+    monkeypatch.delitem(sys.modules, "sklearn.exceptions", raising=False)
+    y_score = np.array([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1], [0.1, 0.1, 0.8]])
+    with pytest.warns(lp.UndefinedMetricWarning) as caught:
+        arrays.top_k_accuracy_score([0, 1, 2], y_score, k=3)
+    assert caught[0].category is lp.UndefinedMetricWarning
+    assert "sklearn.exceptions" not in sys.modules
