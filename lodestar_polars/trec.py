@@ -534,6 +534,8 @@ def _parse_one(text: str) -> list[Measure]:
 def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
     """The :class:`Measure` s named by trec_eval, ranx or ir_measures names, in print order.
 
+    Examples
+    --------
     >>> [m.label for m in parse_measures(["P.10,5", "map", "ndcg@10", "num_q"])]
     ['num_q', 'map', 'P_5', 'P_10', 'ndcg@10']
     """
