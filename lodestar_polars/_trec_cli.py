@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lodestar_polars.trec import MEASURES, evaluate, parse_measures
+from lodestar_polars.trec import MEASURES, evaluate, first_non_utf8, input_file, parse_measures
 
 _INTEGER = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # measures of trec_eval's default set ("official") that lodestar_polars does not compute
@@ -59,10 +59,18 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _runid(path: Path) -> str:
-    """The tag of the run's first line, as trec_eval prints it."""
-    with path.open() as handle:
-        for line in handle:
-            fields = line.split()
+    """The tag of the run's first line, as trec_eval prints it.
+
+    Read as the run is read: a missing file or a directory is refused by
+    name, a byte that is not UTF-8 by ``file:line``.
+    """
+    with input_file(path, "run").open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                fields = raw.decode("utf-8").split()
+            except UnicodeDecodeError:
+                where = first_non_utf8(path) or f"{path}:{number}: not UTF-8 text"
+                raise ValueError(where) from None
             if fields:
                 return fields[5] if len(fields) > 5 else ""
     return ""
@@ -76,20 +84,14 @@ def run(argv: Sequence[str]) -> int:
     """Run ``lodestar-polars trec`` with ``argv`` (after ``trec``); return the exit status."""
     args = _parser().parse_args(argv)
     names = args.measures or ["official"]
-    if not args.measures:
-        print(
-            "lodestar-polars trec: note: trec_eval's default set also prints "
-            f"{', '.join(NOT_OFFERED)}, which are not offered here",
-            file=sys.stderr,
-        )
     wants_runid = any(n in ("official", "all_trec", "runid") for n in names)
     names = [n for n in names if n != "runid"]
     try:
         parsed = parse_measures(names) if names else []
         result = (
             evaluate(
-                args.run,
                 args.qrels,
+                args.run,
                 names,
                 per_query=args.per_query,
                 complete=args.complete,
@@ -100,9 +102,16 @@ def run(argv: Sequence[str]) -> int:
             if names
             else pl.DataFrame(schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64})
         )
+        runid = _runid(args.run) if wants_runid else ""
     except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
         print(f"lodestar-polars trec: error: {exc}", file=sys.stderr)
         return 2
+    if not args.measures:  # after the work: an error stays the only line on stderr
+        print(
+            "lodestar-polars trec: note: trec_eval's default set also prints "
+            f"{', '.join(NOT_OFFERED)}, which are not offered here",
+            file=sys.stderr,
+        )
     if args.format == "csv":
         sys.stdout.write(result.write_csv())
         return 0
@@ -117,7 +126,7 @@ def run(argv: Sequence[str]) -> int:
         for qid, measure, value in per_query.iter_rows()
     ]
     if wants_runid:
-        out.append(f"{'runid':<22}\tall\t{_runid(args.run)}")
+        out.append(f"{'runid':<22}\tall\t{runid}")
     out += [
         f"{measure:<22}\t{qid}\t{_value(kinds[measure], value)}"
         for qid, measure, value in summary.iter_rows()

@@ -20,7 +20,7 @@ from typing import TextIO
 import polars as pl
 
 from lodestar_polars._evaluate import Progress, evaluate, mean_of_groups, metric_names
-from lodestar_polars.trec import input_file
+from lodestar_polars.trec import first_non_utf8, input_file
 
 DEFAULT_METRICS = ("ndcg@10", "dcg@10", "rr@10")
 EXAMPLE = "example_eval.csv"
@@ -43,11 +43,42 @@ def scan(path: Path) -> pl.LazyFrame:
     raise ValueError(msg)
 
 
+def _kind(path: Path) -> str | None:
+    """``"Parquet"`` or ``"CSV"`` by the suffix of ``path``; None for another suffix."""
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return "Parquet"
+    if suffix in (".csv", ".tsv", ".txt"):
+        return "CSV"
+    return None
+
+
+def unreadable(path: Path, exc: Exception) -> ValueError:
+    """The error of a file Polars could not read, as one line naming the file.
+
+    A byte that is not UTF-8 is named by line and column (Polars says "invalid
+    utf-8 sequence" and no more); any other Polars message keeps its first line
+    (its hints, such as "Consider setting 'truncate_ragged_lines=True'", are
+    about Polars' options, not the command's).
+    """
+    if "utf" in str(exc).lower() and path.is_file():
+        where = first_non_utf8(path)
+        if where is not None:
+            return ValueError(where)
+    first = next((line for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
+    return ValueError(
+        f"{path}: not a {_kind(path) or 'data'} file lodestar-polars can read: {first}"
+    )
+
+
 def output_file(path: Path, option: str) -> Path:
     """``path`` as a file to write: its folder exists and is writable, it is not a folder."""
     folder = path.parent if str(path.parent) else Path()
     if path.is_dir():
         msg = f"{option} {path}: is a directory"
+        raise ValueError(msg)
+    if _kind(path) is None:
+        msg = f"{option} {path}: expected a .parquet, .csv or .tsv file"
         raise ValueError(msg)
     if not folder.is_dir():
         msg = f"{option} {path}: no such directory {str(folder)!r}"
@@ -183,20 +214,28 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     path = args.file if args.file is not None else example_path()
+    if args.weakest < 0:
+        msg = f"--weakest must be an int >= 0, got {args.weakest}"
+        raise ValueError(msg)
     if args.per_query is not None:
         output_file(args.per_query, "--per-query")
     keys = [k.strip() for k in args.by.split(",") if k.strip()]
     metrics = args.metrics or list(DEFAULT_METRICS)
-    per_query = evaluate(
-        scan(path),
-        metrics,
-        by=keys,
-        y_true=args.y_true,
-        y_score=args.y_score,
-        weight=args.weight,
-        strict=not args.no_strict,
-        progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
-    ).collect()
+    lf = scan(path)
+    try:
+        lf.collect_schema()  # a CSV's header, a Parquet file's footer: is it readable at all?
+        per_query = evaluate(
+            lf,
+            metrics,
+            by=keys,
+            y_true=args.y_true,
+            y_score=args.y_score,
+            weight=args.weight,
+            strict=not args.no_strict,
+            progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
+        ).collect()
+    except pl.exceptions.PolarsError as exc:
+        raise unreadable(path, exc) from None
     try:
         means = mean_of_groups(per_query, metrics, args.weight)
     except ZeroDivisionError as exc:
@@ -212,7 +251,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.per_query.suffix.lower() in (".parquet", ".pq"):
             per_query.write_parquet(args.per_query)
         else:
-            per_query.write_csv(args.per_query)
+            separator = "\t" if args.per_query.suffix.lower() == ".tsv" else ","
+            per_query.write_csv(args.per_query, separator=separator)
     return 0
 
 
@@ -221,7 +261,8 @@ def main() -> None:
 
     A reader that stops early (``lodestar-polars ... | head -1``) closes the
     pipe: the rest of the output is dropped quietly, as Python's documentation
-    recommends, with status 1 (no traceback).
+    recommends, with status 1 (no traceback).  Ctrl-C ends with one line and
+    status 130.
     """
     try:
         status = run()
@@ -230,4 +271,7 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         status = 1
+    except KeyboardInterrupt:
+        print("lodestar-polars: interrupted", file=sys.stderr)
+        status = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
     raise SystemExit(status)

@@ -26,7 +26,7 @@ two files (or frames) separately so that the two views cannot be mixed up.
 ...     {"qid": ["q1"] * 3, "docno": ["d1", "d2", "d3"], "score": [0.9, 0.8, 0.7]}
 ... )
 >>> qrels = pl.DataFrame({"qid": ["q1", "q1"], "docno": ["d2", "d9"], "rel": [1, 1]})
->>> lp.trec.evaluate(run, qrels, ["P.2", "recall.3", "map"])
+>>> lp.trec.evaluate(qrels, run, ["P.2", "recall.3", "map"])
 shape: (3, 3)
 ┌─────┬──────────┬───────┐
 │ qid ┆ measure  ┆ value │
@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,12 +87,31 @@ def input_file(path: str | Path, what: str) -> Path:
     Paths are read literally, never as glob patterns: ``log[1].csv`` is that
     file, and a directory is refused rather than read as all its files merged.
     """
+    if not isinstance(path, (str, Path)):
+        msg = f"`path` must be a str or a path, got {type(path).__name__}"
+        raise TypeError(msg)
     file = Path(path)
     if file.is_dir():
         msg = f"{file}: is a directory, not a {what} file"
         raise ValueError(msg)
     if not file.exists():
         msg = f"{file}: no such file"
+        raise ValueError(msg)
+    return file
+
+
+def output_file(path: str | Path, what: str) -> Path:
+    """``path`` as a file to write: not a directory, in a directory that exists."""
+    if not isinstance(path, (str, Path)):
+        msg = f"`path` must be a str or a path, got {type(path).__name__}"
+        raise TypeError(msg)
+    file = Path(path)
+    if file.is_dir():
+        msg = f"{file}: is a directory, not a {what} file"
+        raise ValueError(msg)
+    folder = file.parent
+    if not folder.is_dir():
+        msg = f"{file}: no such directory {str(folder)!r}"
         raise ValueError(msg)
     return file
 
@@ -217,6 +237,12 @@ def read_run(path: str | Path) -> pl.LazyFrame:
     checks = (
         (
             _TEXT,
+            pl.col(_TEXT).str.contains(_QRELS_LINE),
+            "{text!r} is a qrels line (`qid iter docno rel`), not a run line: "
+            "the qrels come first, then the run, as in trec_eval",
+        ),
+        (
+            _TEXT,
             pl.col("qid").is_null(),
             "malformed run line {text!r}: expected 6 fields `qid Q0 docno rank score tag`",
         ),
@@ -289,6 +315,12 @@ def read_qrels(path: str | Path) -> pl.LazyFrame:
     checks = (
         (
             _TEXT,
+            pl.col(_TEXT).str.contains(_RUN_LINE),
+            "{text!r} is a run line (`qid Q0 docno rank score tag`), not a qrels line: "
+            "the qrels come first, then the run, as in trec_eval",
+        ),
+        (
+            _TEXT,
             pl.col("qid").is_null(),
             "malformed qrels line {text!r}: expected 4 fields `qid iter docno rel`",
         ),
@@ -325,8 +357,12 @@ def write_run(
     Raises
     ------
     ValueError
-        A missing column, an id or tag with whitespace (or empty), a null or
-        non-finite score, or a document listed twice for one query.
+        A missing column, a score column that is not numeric, an id or tag
+        with whitespace (or empty), a null or non-finite score, a document
+        listed twice for one query, or a ``path`` that is a directory or in a
+        directory that does not exist (the path is written literally).
+    TypeError
+        ``frame`` not a Polars frame, or ``tag`` not a str.
 
     Notes
     -----
@@ -351,7 +387,14 @@ def write_run(
     >>> lp.trec.read_run(path).collect()["score"].to_list() == [0.9, 0.5, 0.5]
     True
     """
-    lf = frame.lazy()
+    if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        msg = f"`frame` must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
+        raise TypeError(msg)
+    if not isinstance(tag, str):
+        msg = f"`tag` must be a str, got {tag!r}"
+        raise TypeError(msg)
+    path = output_file(path, "run")
+    lf = _check_frame_values(frame.lazy(), "frame")
     schema = lf.collect_schema()
     for column in ("qid", "docno", "score"):
         if column not in schema:
@@ -554,7 +597,7 @@ def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
 
 
 # --------------------------------------------------------------------------- evaluating
-def _lazy(source: Source, reader: Any, role: str) -> pl.LazyFrame:
+def _lazy(source: Source, reader: Callable[[str | Path], pl.LazyFrame], role: str) -> pl.LazyFrame:
     arrow = from_arrow(source)
     if arrow is not None:
         source = arrow
@@ -717,9 +760,36 @@ def _prepare(
     return _Prepared(queries["qid"].to_list(), data)
 
 
+def _columns(source: object) -> set[str] | None:
+    """The column names of a frame (Polars or Arrow), without reading it; None for a path."""
+    if isinstance(source, pl.DataFrame):
+        return set(source.columns)
+    if isinstance(source, pl.LazyFrame):
+        return set(source.collect_schema().names())
+    schema = getattr(source, "schema", None)
+    if type(source).__module__.startswith("pyarrow") and schema is not None:
+        return set(schema.names)
+    return None
+
+
+def _in_old_order(first: object, second: object) -> bool:
+    """Whether ``evaluate(run, qrels)`` (the order of 0.1) was meant, beyond doubt.
+
+    Only frames can tell: the first has a ``score`` column and no ``rel``, the
+    second a ``rel`` column and no ``score``.  The new order would refuse such
+    a call (no ``rel`` in the qrels), so reading it in the old order changes no
+    call that the new order accepts.  Files are not read ahead to tell: a run
+    file given as the qrels is refused at its first line, saying the order.
+    """
+    a, b = _columns(first), _columns(second)
+    if a is None or b is None:
+        return False
+    return "score" in a and "rel" not in a and "rel" in b and "score" not in b
+
+
 def evaluate(
-    run: Source,
     qrels: Source,
+    run: Source,
     measures: str | Sequence[str] = "official",
     *,
     per_query: bool = False,
@@ -733,16 +803,17 @@ def evaluate(
 
     Parameters
     ----------
+    qrels
+        The judgments, first, as in trec_eval, ranx and ir_measures: a qrels
+        file (read with :func:`read_qrels`), or a frame with columns ``qid``,
+        ``docno`` and ``rel`` (an integer; ids of any type are compared as
+        text): a Polars ``DataFrame`` / ``LazyFrame``, or Arrow data (a
+        ``pyarrow`` ``Table``, ``RecordBatch``, ``RecordBatchReader`` or
+        ``Dataset``), read without a copy.  The result is a Polars frame
+        (``.to_arrow()`` hands it back as Arrow).
     run
         A run file (read with :func:`read_run`), or a frame with columns
-        ``qid``, ``docno`` and ``score`` (ids of any type are compared as text):
-        a Polars ``DataFrame`` / ``LazyFrame``, or Arrow data (a ``pyarrow``
-        ``Table``, ``RecordBatch``, ``RecordBatchReader`` or ``Dataset``), read
-        without a copy.  The result is a Polars frame (``.to_arrow()`` hands it
-        back as Arrow).
-    qrels
-        A qrels file (read with :func:`read_qrels`), or a frame with columns
-        ``qid``, ``docno`` and ``rel`` (an integer), of the same kinds.
+        ``qid``, ``docno`` and ``score``, of the same kinds.
     measures : str or list of str, default="official"
         trec_eval measure names: ``num_q``, ``num_ret``, ``num_rel``,
         ``num_rel_ret``, ``map``, ``Rprec``, ``recip_rank``, ``ndcg`` and the
@@ -785,8 +856,18 @@ def evaluate(
     ------
     ValueError
         An unknown measure or bad cutoff, a malformed file line (naming
-        ``file:line``), a document listed twice in one query, a null or
-        non-finite score, or no query to evaluate.
+        ``file:line``; a run file given as the qrels, or the reverse, is named
+        so), a document listed twice in one query, a null or non-finite score,
+        or no query to evaluate.
+
+    Warns
+    -----
+    FutureWarning
+        Frames given in the order of 0.1, ``evaluate(run, qrels)``, where
+        the columns leave no doubt (a ``score`` column and no ``rel`` first, a
+        ``rel`` column and no ``score`` second): read in that order for this
+        release only.  Files in that order are refused (see
+        ``docs/decisions/0011-qrels-first.md``).
 
     Notes
     -----
@@ -818,7 +899,7 @@ def evaluate(
     >>> qrels = pl.DataFrame(
     ...     {"qid": ["q1", "q1", "q2", "q3"], "docno": ["c", "z", "b", "a"], "rel": [2, 1, 1, 1]}
     ... )
-    >>> lp.trec.evaluate(run, qrels, ["recip_rank", "P.2", "ndcg_cut.3"], per_query=True, wide=True)
+    >>> lp.trec.evaluate(qrels, run, ["recip_rank", "P.2", "ndcg_cut.3"], per_query=True, wide=True)
     shape: (3, 4)
     ┌─────┬────────────┬─────┬────────────┐
     │ qid ┆ recip_rank ┆ P_2 ┆ ndcg_cut_3 │
@@ -834,7 +915,7 @@ def evaluate(
     at rank 2.  Its ideal DCG counts ``z``, judged but not retrieved.  q3 is
     judged but not ranked: skipped, unless ``complete=True`` scores it 0:
 
-    >>> lp.trec.evaluate(run, qrels, ["num_q", "recip_rank"], complete=True)
+    >>> lp.trec.evaluate(qrels, run, ["num_q", "recip_rank"], complete=True)
     shape: (2, 3)
     ┌─────┬────────────┬──────────┐
     │ qid ┆ measure    ┆ value    │
@@ -845,6 +926,16 @@ def evaluate(
     │ all ┆ recip_rank ┆ 0.333333 │
     └─────┴────────────┴──────────┘
     """
+    if _in_old_order(qrels, run):
+        warnings.warn(
+            "lp.trec.evaluate takes the qrels first, then the run, as trec_eval, ranx and "
+            "ir_measures do: evaluate(qrels, run, ...). These frames are in the old order "
+            "(a run with 'score' first, qrels with 'rel' second) and are read so in this "
+            "release only",
+            FutureWarning,
+            stacklevel=2,
+        )
+        qrels, run = run, qrels
     parsed = parse_measures(measures)
     for flag, value in (
         ("per_query", per_query),

@@ -179,7 +179,7 @@ def test_trec_eval_rules_by_hand() -> None:
         {"q": {"u": -1, "a": 1, "b": 0, "z": 2}},
     )
     got = _values(
-        trec.evaluate(run, qrels, ["P.1,2,10", "recip_rank", "recall.10", "map", "Rprec"])
+        trec.evaluate(qrels, run, ["P.1,2,10", "recip_rank", "recall.10", "map", "Rprec"])
     )
     # u is judged -1 (unjudged): not relevant. a and b tie: b ranks first (docno descending)
     assert got[("all", "P_1")] == 0.0
@@ -199,7 +199,7 @@ def test_query_set_rules_and_complete() -> None:
     run = pl.concat(
         [run, pl.DataFrame({"qid": ["nothing_relevant"], "docno": ["x"], "score": [0.0]})]
     )
-    per_q = trec.evaluate(run, qrels, ["num_q", "map"], per_query=True)
+    per_q = trec.evaluate(qrels, run, ["num_q", "map"], per_query=True)
     assert per_q.filter(pl.col("measure") == "map")["qid"].to_list() == [
         "judged",
         "nothing_relevant",
@@ -207,7 +207,7 @@ def test_query_set_rules_and_complete() -> None:
     ]
     assert _values(per_q)[("all", "num_q")] == 2
     assert _values(per_q)[("all", "map")] == 0.5
-    full = _values(trec.evaluate(run, qrels, ["num_q", "map", "num_rel"], complete=True))
+    full = _values(trec.evaluate(qrels, run, ["num_q", "map", "num_rel"], complete=True))
     assert full[("all", "num_q")] == 3
     assert full[("all", "map")] == pytest.approx(1 / 3)
     assert full[("all", "num_rel")] == 2
@@ -215,7 +215,7 @@ def test_query_set_rules_and_complete() -> None:
 
 def test_max_docs_cuts_the_run_not_the_ideal() -> None:
     run, qrels = _frames({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"q": {"a": 1, "c": 3}})
-    cut = _values(trec.evaluate(run, qrels, ["ndcg", "num_ret", "ndcg_cut.2"], max_docs=2))
+    cut = _values(trec.evaluate(qrels, run, ["ndcg", "num_ret", "ndcg_cut.2"], max_docs=2))
     ideal = 3 + 1 / np.log2(3)
     assert cut[("all", "ndcg")] == pytest.approx(1 / ideal)
     assert cut[("all", "ndcg_cut_2")] == pytest.approx(1 / ideal)
@@ -224,7 +224,7 @@ def test_max_docs_cuts_the_run_not_the_ideal() -> None:
 
 def test_custom_gains_and_relevance_level() -> None:
     run, qrels = _frames({"q": {"a": 3.0, "b": 2.0}}, {"q": {"a": 1, "b": 2}})
-    got = _values(trec.evaluate(run, qrels, ["ndcg.1=3,2=9", "ndcg", "P.1"], relevance_level=2))
+    got = _values(trec.evaluate(qrels, run, ["ndcg.1=3,2=9", "ndcg", "P.1"], relevance_level=2))
     d1 = 1 / np.log2(3)
     assert got[("all", "ndcg_1=3,2=9")] == pytest.approx((3 + 9 * d1) / (9 + 3 * d1))
     assert got[("all", "ndcg")] == pytest.approx((1 + 2 * d1) / (2 + d1))  # -l is ignored
@@ -250,7 +250,7 @@ def test_aliases_keep_their_names() -> None:
         "Rprec",
         "ndcg_cut_2",
     ]
-    got = _values(trec.evaluate(run, qrels, names))
+    got = _values(trec.evaluate(qrels, run, names))
     assert got[("all", "ndcg@2")] == got[("all", "nDCG@2")] == got[("all", "ndcg_cut_2")]
     assert got[("all", "mrr@1")] == 0.0
     assert got[("all", "RR@10")] == 0.5
@@ -290,29 +290,29 @@ def test_parse_measures_defaults_and_errors() -> None:
 def test_evaluate_input_errors(tmp_path: Path) -> None:
     run, qrels = _frames({"q": {"a": 1.0}}, {"q": {"a": 1}})
     with pytest.raises(ValueError, match="lists document 'a' twice for query 'q'"):
-        trec.evaluate(pl.concat([run, run]), qrels, "map")
+        trec.evaluate(qrels, pl.concat([run, run]), "map")
     with pytest.raises(ValueError, match="no query of the run has judgments"):
-        trec.evaluate(run.with_columns(qid=pl.lit("other")), qrels, "map")
+        trec.evaluate(qrels, run.with_columns(qid=pl.lit("other")), "map")
     with pytest.raises(ValueError, match="`run` has no 'score' column"):
-        trec.evaluate(run.drop("score"), qrels, "map")
+        trec.evaluate(qrels, run.drop("score"), "map")
     with pytest.raises(ValueError, match="is not a finite number"):
-        trec.evaluate(run.with_columns(score=pl.lit(float("nan"))), qrels, "map")
+        trec.evaluate(qrels, run.with_columns(score=pl.lit(float("nan"))), "map")
     with pytest.raises(ValueError, match="`relevance_level` must be an int >= 0"):
-        trec.evaluate(run, qrels, "map", relevance_level=-1)
+        trec.evaluate(qrels, run, "map", relevance_level=-1)
     with pytest.raises(ValueError, match="`max_docs` must be an int >= 1"):
-        trec.evaluate(run, qrels, "map", max_docs=0)
+        trec.evaluate(qrels, run, "map", max_docs=0)
     path = _write(tmp_path, "run.txt", "q Q0 a 1 x t\n")
     with pytest.raises(ValueError, match="run.txt:1: score 'x' is not a finite number"):
-        trec.evaluate(path, qrels, "map")
+        trec.evaluate(qrels, path, "map")
 
 
 def test_files_and_frames_agree() -> None:
     from_files = trec.evaluate(
-        DATA / "results.test", DATA / "qrels.test", "all_trec", per_query=True
+        DATA / "qrels.test", DATA / "results.test", "all_trec", per_query=True
     )
     run = trec.read_run(DATA / "results.test").collect().sample(fraction=1.0, shuffle=True, seed=1)
     qrels = trec.read_qrels(DATA / "qrels.test")
-    assert_frame_equal(trec.evaluate(run, qrels, "all_trec", per_query=True), from_files)
+    assert_frame_equal(trec.evaluate(qrels, run, "all_trec", per_query=True), from_files)
 
 
 def test_cli_formats_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -369,7 +369,7 @@ def _pytrec(run: dict, qrels: dict, level: int) -> dict[tuple[str, str], float]:
 def _ours(run: dict, qrels: dict, level: int, *, float32: bool) -> dict[tuple[str, str], float]:
     r, j = _frames(run, qrels)
     result = trec.evaluate(
-        r, j, MEASURES, per_query=True, relevance_level=level, float32_scores=float32
+        j, r, MEASURES, per_query=True, relevance_level=level, float32_scores=float32
     )
     return _values(result.filter(pl.col("qid") != "all"))
 

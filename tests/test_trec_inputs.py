@@ -1,0 +1,213 @@
+"""``lp.trec.evaluate(qrels, run, ...)``: the argument order and the options (issues 8 and 11)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pytest
+from polars.testing import assert_frame_equal
+
+import lodestar_polars as lp
+
+RUN = pl.DataFrame({"qid": ["q"] * 3, "docno": ["a", "b", "c"], "score": [0.3, 0.2, 0.1]})
+QRELS = pl.DataFrame({"qid": ["q", "q"], "docno": ["b", "z"], "rel": [1, 2]})
+OLD_ORDER = (
+    "lp.trec.evaluate takes the qrels first, then the run, as trec_eval, ranx and ir_measures "
+    "do: evaluate(qrels, run, ...). These frames are in the old order (a run with 'score' "
+    "first, qrels with 'rel' second) and are read so in this release only"
+)
+
+
+def test_qrels_come_first() -> None:
+    got = lp.trec.evaluate(QRELS, RUN, ["map", "P.2", "num_rel"])
+    # b is relevant at rank 2; z (rel 2) is judged but not retrieved: AP = (1/2) / 2
+    assert dict(zip(got["measure"], got["value"], strict=True)) == {
+        "num_rel": 2.0,
+        "map": 0.25,
+        "P_2": 0.5,
+    }
+
+
+def test_the_old_order_of_frames_is_read_with_a_warning() -> None:
+    """The columns leave no doubt, and the new order would refuse the call."""
+    want = lp.trec.evaluate(QRELS, RUN, ["map", "P.2"])
+    for run, qrels in [(RUN, QRELS), (RUN.lazy(), QRELS.lazy()), (RUN.to_arrow(), QRELS)]:
+        with pytest.warns(FutureWarning, match=re.escape(OLD_ORDER)):
+            got = lp.trec.evaluate(run, qrels, ["map", "P.2"])  # type: ignore[arg-type]
+        assert_frame_equal(got, want)
+
+
+def test_frames_that_could_be_either_are_read_in_the_new_order() -> None:
+    """A frame with both ``score`` and ``rel`` is never taken for the old order."""
+    both = RUN.join(QRELS, on=["qid", "docno"], how="left")
+    msg = "`run` has no 'score' column (columns: ['qid', 'docno', 'rel'])"
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.trec.evaluate(both, QRELS, "map")
+    # in the new order it is a qrels frame with an extra column: no warning, read as given
+    # (a, b, c judged 0, 1, 0: b is relevant at rank 2)
+    assert lp.trec.evaluate(both.fill_null(0), RUN, "map")["value"].to_list() == [0.5]
+
+
+def test_files_in_the_old_order_are_refused_saying_the_order(tmp_path: Path) -> None:
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    run.write_text("q Q0 a 1 0.3 t\nq Q0 b 2 0.2 t\n")
+    qrels.write_text("q 0 b 1\n")
+    msg = (
+        f"{run}:1: 'q Q0 a 1 0.3 t' is a run line (`qid Q0 docno rank score tag`), not a qrels "
+        "line: the qrels come first, then the run, as in trec_eval"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(run, qrels, "map")
+    msg = (
+        f"{qrels}:1: 'q 0 b 1' is a qrels line (`qid iter docno rel`), not a run line: "
+        "the qrels come first, then the run, as in trec_eval"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.read_run(qrels).collect()
+    assert lp.trec.evaluate(qrels, run, "map")["value"].to_list() == [0.5]
+
+
+@pytest.mark.parametrize("level", [1, np.int64(1), np.uint8(1), np.int32(1)])
+def test_relevance_level_of_any_integer_type(level: Any) -> None:
+    got = lp.trec.evaluate(QRELS, RUN, ["P.2"], relevance_level=level)
+    assert got["value"].to_list() == [0.5]
+    assert lp.trec.evaluate(QRELS, RUN, ["P.2"], relevance_level=np.int64(2))["value"][0] == 0.0
+
+
+@pytest.mark.parametrize(
+    "level", [float("nan"), float("inf"), 2.5, 1.0, -1, True, "1", None, np.float64(1.0)]
+)
+def test_relevance_level_is_a_whole_number(level: Any) -> None:
+    msg = f"`relevance_level` must be an int >= 0, got {level!r}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(QRELS, RUN, "map", relevance_level=level)
+
+
+@pytest.mark.parametrize("max_docs", [float("nan"), float("inf"), 2.5, 2.0, 0, -3, True, "2"])
+def test_max_docs_is_a_positive_int(max_docs: Any, tmp_path: Path) -> None:
+    msg = f"`max_docs` must be an int >= 1, got {max_docs!r}"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(QRELS, RUN, "map", max_docs=max_docs)
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.write_run(RUN, tmp_path / "run.txt", max_docs=max_docs)
+
+
+def test_max_docs_of_any_integer_type(tmp_path: Path) -> None:
+    got = lp.trec.evaluate(QRELS, RUN, ["num_ret"], max_docs=np.int64(2))
+    assert got["value"].to_list() == [2.0]
+    lp.trec.write_run(RUN, tmp_path / "run.txt", max_docs=np.uint16(1))
+    assert (tmp_path / "run.txt").read_text() == "q Q0 a 1 0.3 lodestar\n"
+
+
+@pytest.mark.parametrize("value", ["no", 1, None, np.int64(0)])
+def test_complete_is_a_bool(value: Any) -> None:
+    """``complete="no"`` meant True."""
+    msg = (
+        "The 'complete' parameter of evaluate must be an instance of 'bool' or an instance of "
+        f"'numpy.bool'. Got {value!r} instead."
+    )
+    with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(QRELS, RUN, "map", complete=value)
+
+
+def test_complete_numpy_bool() -> None:
+    got = lp.trec.evaluate(QRELS, RUN.head(0), ["num_q", "map"], complete=np.bool_(True))
+    assert got["value"].to_list() == [1.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("frame", "msg"),
+    [
+        (RUN.with_columns(score=pl.lit(None, pl.Float64)), "`run` has a null score (query 'q')"),
+        (
+            RUN.with_columns(score=pl.lit(float("-inf"))),
+            "`run`: score -inf of document 'a' in query 'q' is not a finite number",
+        ),
+        (
+            RUN.with_columns(score=pl.lit("x")),
+            "`run` column 'score' must hold numbers, found dtype String",
+        ),
+        (
+            RUN.with_columns(score=pl.lit(pa.scalar(1, pa.date32()).as_py())),
+            "`run` column 'score' must hold numbers, found dtype Date",
+        ),
+    ],
+    ids=["null", "inf", "text", "date"],
+)
+def test_bad_scores_in_a_frame(frame: pl.DataFrame, msg: str) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(QRELS, frame, "map")
+
+
+@pytest.mark.parametrize(
+    ("value", "msg"),
+    [
+        (0.5, "`qrels` row 2: relevance 0.5 is not an integer"),
+        (float("nan"), "`qrels` row 2: relevance nan is not an integer"),
+        (None, "`qrels` has a null rel (query 'q')"),
+    ],
+)
+def test_bad_relevance_in_a_frame(value: Any, msg: str) -> None:
+    qrels = pl.DataFrame({"qid": ["q", "q"], "docno": ["b", "z"], "rel": [1.0, value]})
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(qrels, RUN, "map")
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "msg"),
+    [
+        (
+            lambda d: lp.trec.write_run(RUN.with_columns(score=pl.lit("x")), d / "r.txt"),
+            ValueError,
+            "`frame` column 'score' must hold numbers, found dtype String",
+        ),
+        (
+            lambda d: lp.trec.write_run(RUN, d / "r.txt", tag=3),
+            TypeError,
+            "`tag` must be a str, got 3",
+        ),
+        (
+            lambda d: lp.trec.write_run([1], d / "r.txt"),
+            TypeError,
+            "`frame` must be a polars DataFrame or LazyFrame, got list",
+        ),
+        (
+            lambda d: lp.trec.write_run(RUN, d),
+            ValueError,
+            "{d}: is a directory, not a run file",
+        ),
+        (
+            lambda d: lp.trec.write_run(RUN, d / "nowhere" / "r.txt"),
+            ValueError,
+            "{d}/nowhere/r.txt: no such directory '{d}/nowhere'",
+        ),
+        (
+            lambda d: lp.trec.read_run(3),
+            TypeError,
+            "`path` must be a str or a path, got int",
+        ),
+        (
+            lambda d: lp.trec.read_qrels(None),
+            TypeError,
+            "`path` must be a str or a path, got NoneType",
+        ),
+    ],
+    ids=["score-text", "tag-int", "not-a-frame", "dir", "no-folder", "read-int", "read-none"],
+)
+def test_write_run_and_readers_refuse_in_a_sentence(
+    tmp_path: Path, call: Any, error: type[Exception], msg: str
+) -> None:
+    """Each ended in a raw Polars error, an AttributeError, or wrote ``3`` as the tag."""
+    with pytest.raises(error, match=f"^{re.escape(msg.format(d=tmp_path))}$"):
+        call(tmp_path)
+    assert not (tmp_path / "r.txt").exists()
+
+
+def test_write_run_path_is_literal(tmp_path: Path) -> None:
+    lp.trec.write_run(RUN, tmp_path / "run[1].txt", max_docs=1)
+    assert lp.trec.read_run(tmp_path / "run[1].txt").collect()["docno"].to_list() == ["a"]
