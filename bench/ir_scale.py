@@ -102,10 +102,10 @@ def main() -> None:
     )
     rows.append(
         (
-            'lp.trec.evaluate(run, qrels, ["map_cut.100", "recall.1000"])',
+            'lp.trec.evaluate(qrels, run, ["map_cut.100", "recall.1000"])',
             best(
                 lambda: lp.trec.evaluate(
-                    run.select("qid", "docno", "score"), qrels, ["map_cut.100", "recall.1000"]
+                    qrels, run.select("qid", "docno", "score"), ["map_cut.100", "recall.1000"]
                 ),
                 args.reps,
             ),
