@@ -394,7 +394,7 @@ def write_run(
         msg = f"`tag` must be a str, got {tag!r}"
         raise TypeError(msg)
     path = output_file(path, "run")
-    lf = _check_frame_values(frame.lazy(), "frame")
+    lf = _check_frame_values(frame.lazy(), "frame", "score")
     schema = lf.collect_schema()
     for column in ("qid", "docno", "score"):
         if column not in schema:
@@ -604,7 +604,7 @@ def _lazy(source: Source, reader: Callable[[str | Path], pl.LazyFrame], role: st
     if isinstance(source, (str, Path)):
         return reader(source)
     if isinstance(source, (pl.DataFrame, pl.LazyFrame)):
-        return _check_frame_values(source.lazy(), role)
+        return _check_frame_values(source.lazy(), role, "score" if role == "run" else "rel")
     msg = (
         f"`{role}` must be a path, a polars DataFrame/LazyFrame or Arrow data (Table, "
         f"RecordBatch, RecordBatchReader, Dataset), got {type(source).__name__}"
@@ -621,31 +621,50 @@ def _select(lf: pl.LazyFrame, role: str, columns: dict[str, Any]) -> pl.LazyFram
     return lf.select(pl.col(c).cast(dtype) for c, dtype in columns.items())
 
 
-def _check_frame_values(lf: pl.LazyFrame, role: str) -> pl.LazyFrame:
+def _check_frame_values(lf: pl.LazyFrame, role: str, value: str) -> pl.LazyFrame:
     """A frame's score and relevance, under the rules a file's are read by.
 
     A score must be a number, and a relevance an integer: a relevance of 0.5
     in a file is refused with ``path:line:``, so in a frame it is refused with
-    ``row N`` (1-based), never truncated by a cast.
+    ``row N`` (1-based), never truncated by a cast.  Only the column read is
+    checked (``value``: ``score`` in a run, ``rel`` in qrels); the ids are
+    checked to be scalars.
     """
     schema = lf.collect_schema()
-    for column, rule in (("score", "numbers"), ("rel", "integers")):
-        if column in schema and not (schema[column].is_numeric() or schema[column] == pl.Boolean):
-            msg = f"`{role}` column {column!r} must hold {rule}, found dtype {schema[column]}"
+    for column in ("qid", "docno"):
+        if column in schema and (schema[column].is_nested() or schema[column] == pl.Object):
+            msg = (
+                f"`{role}` column {column!r} must hold ids (text or numbers), "
+                f"found dtype {schema[column]}"
+            )
             raise ValueError(msg)
-    if "rel" in schema and schema["rel"].is_float():
-        rel = pl.col("rel")
-        bad = (
-            lf.with_row_index("__row", offset=1)
-            .filter(rel.is_not_null() & (~rel.is_finite() | (rel != rel.floor())))
-            .select("__row", "rel")
-            .head(1)
-            .collect()
-        )
-        if not bad.is_empty():
-            row, value = bad.row(0)
-            msg = f"`{role}` row {row}: relevance {value!r} is not an integer"
-            raise ValueError(msg)
+    dtype = schema.get(value)
+    if dtype is not None and not (dtype.is_numeric() or dtype == pl.Boolean):
+        rule = "numbers" if value == "score" else "integers"
+        msg = f"`{role}` column {value!r} must hold {rule}, found dtype {dtype}"
+        raise ValueError(msg)
+    if value != "rel" or dtype is None or dtype == pl.Boolean:
+        return lf
+    if dtype.is_integer() and dtype != pl.UInt64:
+        return lf
+    rel = pl.col("rel")
+    if dtype == pl.UInt64:
+        bad_value, rule = rel > 2**63 - 1, "does not fit in a 64-bit integer"
+    elif dtype.is_float():
+        bad_value, rule = ~rel.is_finite() | (rel != rel.floor()), "is not an integer"
+    else:  # Decimal: its fraction would be cut by the cast to Int64
+        bad_value, rule = rel != rel.floor(), "is not an integer"
+    bad = (
+        lf.with_row_index("__row", offset=1)
+        .filter(rel.is_not_null() & bad_value)
+        .select("__row", "rel")
+        .head(1)
+        .collect()
+    )
+    if not bad.is_empty():
+        row, value = bad.row(0)
+        msg = f"`{role}` row {row}: relevance {value!r} {rule}"
+        raise ValueError(msg)
     return lf
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,47 @@ def test_write_run_and_readers_refuse_in_a_sentence(
 def test_write_run_path_is_literal(tmp_path: Path) -> None:
     lp.trec.write_run(RUN, tmp_path / "run[1].txt", max_docs=1)
     assert lp.trec.read_run(tmp_path / "run[1].txt").collect()["docno"].to_list() == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("rel", "msg"),
+    [
+        (
+            pl.Series([1, 2**64 - 1], dtype=pl.UInt64),
+            "`qrels` row 2: relevance 18446744073709551615 does not fit in a 64-bit integer",
+        ),
+        (
+            pl.Series([Decimal("1"), Decimal("1.5")]),
+            "`qrels` row 2: relevance Decimal('1.5') is not an integer",
+        ),
+    ],
+    ids=["uint64", "decimal"],
+)
+def test_relevance_beyond_int64_or_decimal(rel: pl.Series, msg: str) -> None:
+    """A raw Polars cast error, and a Decimal 1.5 truncated to 1."""
+    qrels = pl.DataFrame({"qid": ["q", "q"], "docno": ["b", "z"], "rel": rel})
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(qrels, RUN, "map")
+
+
+def test_whole_decimal_relevance_is_read() -> None:
+    qrels = QRELS.with_columns(pl.col("rel").cast(pl.Decimal(10, 2)))
+    assert_frame_equal(lp.trec.evaluate(qrels, RUN, "map"), lp.trec.evaluate(QRELS, RUN, "map"))
+
+
+@pytest.mark.parametrize("column", ["qid", "docno"])
+def test_ids_must_be_scalars(column: str) -> None:
+    """A list id ended in a raw Polars cast error."""
+    run = RUN.with_columns(pl.concat_list(column).alias(column))
+    msg = f"`run` column {column!r} must hold ids (text or numbers), found dtype List(String)"
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(QRELS, run, "map")
+
+
+def test_a_column_that_is_not_read_is_not_checked(tmp_path: Path) -> None:
+    """A run frame joined with graded labels (``rel`` 0.5) scores by its ``score`` only."""
+    run = RUN.with_columns(rel=pl.Series([0.5, 1.5, 0.0]))
+    qrels = QRELS.with_columns(score=pl.lit("unused"))
+    assert_frame_equal(lp.trec.evaluate(qrels, run, "map"), lp.trec.evaluate(QRELS, RUN, "map"))
+    lp.trec.write_run(run, tmp_path / "run.txt")
+    assert (tmp_path / "run.txt").read_text().splitlines()[0] == "q Q0 a 1 0.3 lodestar"
