@@ -20,6 +20,7 @@ from lodestar_polars._expr import (
     finite_checks,
     let,
     over_rows,
+    parse_into_expr,
     ranks_as_counts,
     row_index,
 )
@@ -99,6 +100,32 @@ def _ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:
     return (gain.sort(descending=True) * discount_at(2.0, k)(row_index())).sum()
 
 
+def _judged_ideal(
+    judged: IntoExprColumn, gain: str, k: int | None
+) -> tuple[pl.Expr, tuple[Check, ...]]:
+    """The ideal DCG of a group's judged relevances (a list per group), and its rules.
+
+    trec_eval's ideal: every judged document of the query, retrieved or not,
+    its positive gains in the best order, cut at ``k`` (:func:`_ideal_dcg` of
+    them).  The list is the same on every row of the group.
+    """
+    lists = parse_into_expr(judged)
+    relevance = pl.element().cast(pl.Float64)
+    g = exponential_gain(relevance) if gain == "exponential" else relevance
+    # only positive gains count (an unjudged -1, or a negative gain, adds 0)
+    ideal = lists.first().list.eval(_ideal_dcg(g.clip(lower_bound=0.0), k=k)).list.first()
+    bad = lists.first().list.eval(~relevance.is_finite() | relevance.is_null()).list.any()
+    checks = (
+        Check(lists.first().is_null(), pl.lit("Input judged contains null.")),
+        Check(lists.n_unique() > 1, pl.lit("judged must hold one list per group.")),
+        Check(
+            bad.fill_null(False),
+            pl.lit("judged relevances must be finite numbers (no null, NaN or infinity)."),
+        ),
+    )
+    return ideal, checks
+
+
 def _document_count_check() -> Check:
     return Check(
         pl.len() < 2,
@@ -142,6 +169,7 @@ def ndcg_metric(
     gain: str = "linear",
     ties: str = "average",
     doc_id: IntoExprColumn | None = None,
+    judged: IntoExprColumn | None = None,
     name: str = "ndcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`ndcg`."""
@@ -151,7 +179,12 @@ def ndcg_metric(
     rule, doc_checks = tie_rule(
         score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="ndcg"
     )
-    if rule.averaged and not ignore_ties:
+    judged_checks: tuple[Check, ...] = ()
+    if judged is not None:
+        ideal, judged_checks = _judged_ideal(judged, gain, k)
+        dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
+        value = normalized(dcg, ideal)
+    elif rule.averaged and not ignore_ties:
         # DCG and ideal in one list.eval over the group's rows (about 10% faster)
         value = _over_group(
             g,
@@ -162,7 +195,13 @@ def ndcg_metric(
         dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
         value = normalized(dcg, _ideal_dcg(g, k=k))
     negative = Check.any_row(g < 0, pl.lit(NDCG_NEGATIVE))
-    checks = (*_checks(gain_checks, score), *doc_checks, negative, _document_count_check())
+    checks = (
+        *_checks(gain_checks, score),
+        *doc_checks,
+        *judged_checks,
+        negative,
+        _document_count_check(),
+    )
     return Metric(name, value, checks)
 
 
@@ -325,6 +364,7 @@ def ndcg(
     gain: str = "linear",
     ties: str = "average",
     doc_id: IntoExprColumn | None = None,
+    judged: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Normalized DCG of one group: scikit-learn's ``ndcg_score`` per query.
 
@@ -363,6 +403,11 @@ def ndcg(
     doc_id : str or polars.Expr, default=None
         Document ids, needed by ``ties='trec_eval'``; a group with a repeated
         or null id is refused.
+    judged : str or polars.Expr, default=None
+        A list column, the same list on every row of a group: the relevance
+        of every judged document of the query, retrieved or not (a run joined
+        with its qrels).  The ideal DCG is then theirs, as trec_eval's and
+        ir_measures' is, instead of the group's own rows'.
 
     Returns
     -------
@@ -447,5 +492,12 @@ def ndcg(
     └─────────┴──────────┴─────────────┘
     """
     return ndcg_metric(
-        y_true, y_score, k=k, ignore_ties=ignore_ties, gain=gain, ties=ties, doc_id=doc_id
+        y_true,
+        y_score,
+        k=k,
+        ignore_ties=ignore_ties,
+        gain=gain,
+        ties=ties,
+        doc_id=doc_id,
+        judged=judged,
     ).expr()

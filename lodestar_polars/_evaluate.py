@@ -47,6 +47,7 @@ _PREFIX = "__lodestar_"
 _LEN, _WEIGHT_VARIES = f"{_PREFIX}len", f"{_PREFIX}weight_varies"
 _ROW, _ORDER = f"{_PREFIX}row", f"{_PREFIX}order"
 _NREL = f"{_PREFIX}n_relevant"
+_JUDGED = f"{_PREFIX}judged"
 _SHOWN = 5
 
 
@@ -68,6 +69,7 @@ class _Roles:
     doc_id: str | None = None
     n_relevant: str | None = None
     ties: TieRule = "average"
+    judged: str | None = None
 
 
 def _parse(text: str, roles: _Roles) -> _Parsed:
@@ -88,6 +90,8 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
         extra.update(ties=roles.ties, doc_id=roles.doc_id)
     if roles.n_relevant is not None and spec.judged:
         extra["n_relevant"] = roles.n_relevant
+    if roles.judged is not None and spec.judged_ideal:
+        extra["judged"] = roles.judged
     # the builder validates the options and holds the rules a group must pass
     metric = spec.builder(roles.y_true, roles.y_score, name=text, **options, **extra)
     return _Parsed(metric, spec, options)
@@ -103,6 +107,14 @@ def _check_columns(schema: pl.Schema, columns: dict[str, str]) -> None:
             if not (dtype.is_numeric() or dtype == pl.Boolean):
                 msg = f"`{role}` column {column!r} must be numeric or boolean, found dtype {dtype}"
                 raise ValueError(msg)
+        if role == "judged":
+            dtype = schema[column]
+            if not (isinstance(dtype, pl.List) and dtype.inner.is_numeric()):
+                msg = (
+                    f"`judged` column {column!r} must hold a list of relevances per group, "
+                    f"found dtype {dtype}"
+                )
+                raise ValueError(msg)
 
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -116,7 +128,8 @@ def _as_columns(
     weight: str | pl.Expr | None,
     doc_id: str | pl.Expr | None,
     n_relevant: str | pl.Expr | None,
-) -> tuple[Frame, list[str], str, str, str | None, str | None, str | None]:
+    judged: str | pl.Expr | None,
+) -> tuple[Frame, list[str], str, str, str | None, str | None, str | None, str | None]:
     """Column names for every role, the frame given a column for each expression that is not one.
 
     A key or weight expression keeps its output name (it is a column of the
@@ -145,9 +158,10 @@ def _as_columns(
     score = column(y_score, "y_score", f"{_PREFIX}y_score")
     w = None if weight is None else column(weight, "weight", None)
     doc = None if doc_id is None else column(doc_id, "doc_id", f"{_PREFIX}doc_id")
-    judged = None if n_relevant is None else column(n_relevant, "n_relevant", f"{_PREFIX}n_rel")
+    n_rel = None if n_relevant is None else column(n_relevant, "n_relevant", f"{_PREFIX}n_rel")
+    lists = None if judged is None else column(judged, "judged", f"{_PREFIX}judged_lists")
     frame = frame.with_columns(added) if added else frame
-    return frame, keys, true, score, w, doc, judged
+    return frame, keys, true, score, w, doc, n_rel, lists
 
 
 def _check_output_names(keys: list[str], weight: str | None, names: list[str]) -> None:
@@ -231,6 +245,8 @@ def _evaluate_frame(
     if roles.n_relevant is not None:
         # one value per group (the metrics' own rules refuse a group otherwise)
         aggs.append(as_float(roles.n_relevant).first().fill_null(0.0).alias(_NREL))
+    if roles.judged is not None:
+        aggs.append(pl.col(roles.judged).first().alias(_JUDGED))
     if weight is not None:
         aggs += [
             pl.col(weight).first(),
@@ -266,9 +282,18 @@ def _evaluate_frame(
         ranked_score = -np.arange(ranked_score.size, dtype=np.int64)
     n_relevant = None
     if roles.n_relevant is not None:
-        judged = groups[_NREL].to_numpy()
-        n_relevant = np.where(np.isfinite(judged), judged, 0.0)  # refused groups only
-    arrays = Sorted(in_order["g"].to_numpy(), ranked_score, groups[_LEN].to_numpy(), n_relevant)
+        counts = groups[_NREL].to_numpy()
+        n_relevant = np.where(np.isfinite(counts), counts, 0.0)  # refused groups only
+    judged: tuple[np.ndarray, np.ndarray] | None = None
+    if roles.judged is not None:
+        lists = groups[_JUDGED].cast(pl.List(pl.Float64))
+        lengths = lists.list.len().fill_null(0).to_numpy()
+        flat = lists.filter(lists.list.len() > 0).explode()
+        values = flat.fill_null(0.0).fill_nan(0.0).to_numpy()  # refused groups only
+        judged = (np.where(np.isfinite(values), values, 0.0), lengths.astype(np.int64))
+    arrays = Sorted(
+        in_order["g"].to_numpy(), ranked_score, groups[_LEN].to_numpy(), n_relevant, judged
+    )
     columns = []
     for i, p in enumerate(parsed):
         values = p.spec.core(arrays, p.options)
@@ -318,6 +343,7 @@ def evaluate(
     ties: TieRule = ...,
     doc_id: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
+    judged: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -337,6 +363,7 @@ def evaluate(
     ties: TieRule = ...,
     doc_id: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
+    judged: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -356,6 +383,7 @@ def evaluate(
     ties: TieRule = ...,
     doc_id: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
+    judged: str | pl.Expr | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -379,6 +407,7 @@ def evaluate(
     ties: TieRule = "average",
     doc_id: str | pl.Expr | None = None,
     n_relevant: str | pl.Expr | None = None,
+    judged: str | pl.Expr | None = None,
     strict: bool = True,
     mean: bool = False,
     batch_rows: int | None = None,
@@ -430,6 +459,10 @@ def evaluate(
         Per group, the judged relevant documents, retrieved or not: the
         denominator of ``recall``, ``r_precision`` and
         ``average_precision_at_k``, as in trec_eval.
+    judged : str or polars.Expr, default=None
+        A list column, per group the relevance of every judged document,
+        retrieved or not: the ideal DCG of ``ndcg`` (and ``ndcg_burges``), as
+        in trec_eval and ir_measures.
     strict : bool, default=True
         Raise :class:`RefusedGroupError` naming the groups a metric cannot
         score (and why, in scikit-learn's sentence where it has one).  With
@@ -532,6 +565,7 @@ def evaluate(
             ties=ties,
             doc_id=doc_id,
             n_relevant=n_relevant,
+            judged=judged,
             strict=strict,
             mean=mean,
             batch_rows=batch_rows,
@@ -544,8 +578,8 @@ def evaluate(
             f"RecordBatch, RecordBatchReader or Dataset, got {type(frame).__name__}"
         )
         raise TypeError(msg)
-    frame, keys, y_true, y_score, weight, doc_id, n_relevant = _as_columns(
-        frame, by, y_true, y_score, weight, doc_id, n_relevant
+    frame, keys, y_true, y_score, weight, doc_id, n_relevant, judged = _as_columns(
+        frame, by, y_true, y_score, weight, doc_id, n_relevant, judged
     )
     if not keys:
         msg = "`by` must name at least one column"
@@ -580,13 +614,19 @@ def evaluate(
         columns["doc_id"] = doc_id
     if n_relevant is not None:
         columns["n_relevant"] = n_relevant
+    if judged is not None:
+        columns["judged"] = judged
     schema = lazy.collect_schema()
     _check_columns(schema, columns)
-    roles = _Roles(keys, y_true, y_score, weight, columns.get("doc_id"), n_relevant, rule)
+    roles = _Roles(keys, y_true, y_score, weight, columns.get("doc_id"), n_relevant, rule, judged)
     parsed = [_parse(name, roles) for name in names]
     if n_relevant is not None and not any(p.spec.judged for p in parsed):
         reads = [s.name for s in REGISTRY if s.judged]
         msg = f"`n_relevant` is read by {reads} only, and no metric asked for is one of them"
+        raise InvalidParameterError(msg)
+    if judged is not None and not any(p.spec.judged_ideal for p in parsed):
+        reads = [s.name for s in REGISTRY if s.judged_ideal]
+        msg = f"`judged` is read by {reads} only, and no metric asked for is one of them"
         raise InvalidParameterError(msg)
     needed = list(dict.fromkeys(columns.values()))
 

@@ -35,7 +35,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
+from lodestar_polars._core.dcg import dcg_segments, ideal_dcg_segments, ndcg_segments
 from lodestar_polars._core.ir import (
     average_precision_at_k_segments,
     exponential_gain,
@@ -93,6 +93,9 @@ class Sorted:
     length: np.ndarray
     n_relevant: np.ndarray | None = None
     """Judged relevant documents per segment (``lp.evaluate(n_relevant=)``), if given."""
+    judged: tuple[np.ndarray, np.ndarray] | None = None
+    """Every judged relevance, segment after segment, and how many per segment
+    (``lp.evaluate(judged=)``), if given."""
 
 
 Core = Callable[[Sorted, dict[str, Any]], np.ndarray]
@@ -103,16 +106,24 @@ def segmented(
     truth: Callable[[np.ndarray], np.ndarray],
     *,
     judged: bool = False,
+    judged_ideal: bool = False,
     **fixed: Any,
 ) -> Core:
     """A segment core over presorted arrays: ``fn(truth(gain), score, length, **options)``.
 
-    With ``judged``, ``fn`` also takes the judged ``n_relevant`` per segment.
+    With ``judged``, ``fn`` also takes the judged ``n_relevant`` per segment;
+    with ``judged_ideal``, the ``ideal`` DCG of the judged relevances.
     """
 
     def core(a: Sorted, options: dict[str, Any]) -> np.ndarray:
         if judged and a.n_relevant is not None:
             options = {**options, "n_relevant": a.n_relevant}
+        if judged_ideal and a.judged is not None:
+            values, lengths = a.judged
+            gains = truth(values)
+            positive = np.where(gains > 0, gains, 0.0)  # trec_eval's ideal: positive gains
+            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"))
+            options = {**options, "ideal": ideal}
         return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
 
     return core
@@ -176,6 +187,8 @@ class MetricSpec:
     """Whether the metric takes a tie rule (``ties=``, ``doc_id=``) other than averaging."""
     judged: bool = False
     """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
+    judged_ideal: bool = False
+    """Whether the metric reads ``judged`` (every judged relevance, for its ideal)."""
 
     def options(self, k: int | None) -> dict[str, Any]:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
@@ -203,7 +216,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "ndcg",
         ndcg,
         ndcg_metric,
-        segmented(ndcg_segments, _gain, ignore_ties=False),
+        segmented(ndcg_segments, _gain, judged_ideal=True, ignore_ties=False),
         "optional",
         _names(
             Name("ndcg_score", "scikit-learn"),
@@ -213,6 +226,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "normalized DCG, ties averaged",
         trec=("ndcg", "ndcg_cut"),
         ties=True,
+        judged_ideal=True,
     ),
     MetricSpec(
         "reciprocal_rank",
@@ -301,12 +315,13 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "ndcg_burges",
         ndcg,
         partial(ndcg_metric, gain="exponential"),
-        segmented(ndcg_segments, _exponential, ignore_ties=False),
+        segmented(ndcg_segments, _exponential, judged_ideal=True, ignore_ties=False),
         "optional",
         _names(Name("ndcg_burges", "ranx")),
         "NDCG with the gain 2^rel - 1 (ranx's Burges NDCG)",
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
+        judged_ideal=True,
     ),
     MetricSpec(
         "precision",

@@ -99,7 +99,10 @@ def test_trec_eval_numbers_on_trec_eval_s_test_run() -> None:
     )
     want = (
         lp.trec.evaluate(
-            DATA / "results.test", DATA / "qrels.test", list(TREC_MEASURES), per_query=True
+            run=DATA / "results.test",
+            qrels=DATA / "qrels.test",
+            measures=list(TREC_MEASURES),
+            per_query=True,
         )
         .pivot("measure", index="qid", values="value")
         .join(got.select("qid"), on="qid", how="semi")
@@ -144,3 +147,91 @@ def test_judged_rules_refuse_groups() -> None:
     text = str(info.value)
     assert "q=1: n_relevant (1.0) is below the relevant rows of the group (2.0)." in text
     assert "q=2: n_relevant must be a whole number of relevant documents" in text
+
+
+def _joined_log() -> pl.DataFrame:
+    """trec_eval's test run joined with its qrels, with each query's judged relevances as a list."""
+    run = lp.trec.read_run(DATA / "results.test").collect()
+    qrels = lp.trec.read_qrels(DATA / "qrels.test").collect()
+    judged = qrels.group_by("qid").agg(judged=pl.col("rel"), n=(pl.col("rel") >= 1).sum())
+    return (
+        run.join(qrels.select("qid", "docno", "rel"), on=["qid", "docno"], how="left")
+        .with_columns(pl.col("rel").fill_null(0).clip(lower_bound=0))
+        .join(judged, on="qid", how="inner")
+    )
+
+
+def _trec(measures: list[str], qids: pl.Series) -> pl.DataFrame:
+    out = lp.trec.evaluate(
+        run=DATA / "results.test", qrels=DATA / "qrels.test", measures=measures, per_query=True
+    )
+    return (
+        out.pivot("measure", index="qid", values="value")
+        .filter(pl.col("qid").is_in(qids.implode()))
+        .sort("qid")
+    )
+
+
+def test_judged_ideal_gives_trec_eval_s_ndcg() -> None:
+    """With the judged relevances as ideal, NDCG is trec_eval's ndcg and ndcg_cut."""
+    log = _joined_log()
+    exprs = log.group_by("qid").agg(
+        cut=lp.ndcg("rel", "score", k=10, ties="trec_eval", doc_id="docno", judged="judged"),
+        full=lp.ndcg("rel", "score", ties="trec_eval", doc_id="docno", judged="judged"),
+    )
+    exprs = exprs.sort("qid")
+    got = lp.evaluate(
+        log,
+        ["ndcg_cut.10", "nDCG"],
+        by="qid",
+        y_true="rel",
+        y_score="score",
+        ties="trec_eval",
+        doc_id="docno",
+        judged="judged",
+    ).sort("qid")
+    want = _trec(["ndcg_cut.10", "ndcg"], got["qid"])
+    np.testing.assert_allclose(exprs["cut"], want["ndcg_cut_10"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(exprs["full"], want["ndcg"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["ndcg_cut.10"], want["ndcg_cut_10"], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(got["nDCG"], want["ndcg"], rtol=1e-12, atol=1e-15)
+
+
+def test_judged_ideal_by_hand() -> None:
+    """Two judged relevant documents, one retrieved at rank 2: DCG 1/log2(3), ideal 1 + that."""
+    log = pl.DataFrame(
+        {"q": ["a", "a"], "rel": [0, 1], "s": [0.9, 0.1], "judged": [[1, 1, 0], [1, 1, 0]]}
+    )
+    d = 1 / np.log2(3)
+    expr = log.group_by("q").agg(lp.ndcg("rel", "s", judged="judged"))["ndcg"].item()
+    ev = lp.evaluate(log, ["ndcg"], by="q", y_true="rel", y_score="s", judged="judged")
+    assert expr == pytest.approx(d / (1 + d), rel=1e-15)
+    assert ev["ndcg"].item() == pytest.approx(d / (1 + d), rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("judged", "reason"),
+    [
+        ([None, None], "Input judged contains null."),
+        ([[1, 0], [1, 1]], "judged must hold one list per group."),
+        ([[1.0, float("nan")], [1.0, float("nan")]], "judged relevances must be finite numbers"),
+    ],
+    ids=["null", "varies", "nan"],
+)
+def test_judged_refuses_a_group(judged: list[Any], reason: str) -> None:
+    log = pl.DataFrame(
+        {"q": ["a", "a"], "rel": [0, 1], "s": [0.9, 0.1], "judged": judged},
+        schema_overrides={"judged": pl.List(pl.Float64)},
+    )
+    assert log.group_by("q").agg(lp.ndcg("rel", "s", judged="judged"))["ndcg"].to_list() == [None]
+    with pytest.raises(lp.RefusedGroupError, match=re.escape(f"q='a': {reason}")):
+        lp.evaluate(log, ["ndcg"], by="q", y_true="rel", y_score="s", judged="judged")
+
+
+def test_judged_needs_a_list_and_a_metric_that_reads_it() -> None:
+    log = pl.DataFrame({"q": ["a", "a"], "rel": [0, 1], "s": [0.9, 0.1], "judged": [1, 1]})
+    with pytest.raises(ValueError, match="`judged` column 'judged' must hold a list of relevances"):
+        lp.evaluate(log, ["ndcg"], by="q", y_true="rel", y_score="s", judged="judged")
+    lists = log.with_columns(judged=pl.lit([1, 1]))
+    with pytest.raises(lp.InvalidParameterError, match=re.escape("`judged` is read by ['ndcg'")):
+        lp.evaluate(lists, ["rr"], by="q", y_true="rel", y_score="s", judged="judged")

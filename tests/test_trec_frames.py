@@ -20,20 +20,20 @@ def test_a_fractional_relevance_is_refused_not_truncated(value: float) -> None:
     qrels = pl.DataFrame({"qid": ["q"] * 3, "docno": ["a", "b", "c"], "rel": [1.0, 0.0, value]})
     msg = f"`qrels` row 3: relevance {value!r} is not an integer"
     with pytest.raises(ValueError, match=re.escape(msg)):
-        lp.trec.evaluate(RUN, qrels, "map")
+        lp.trec.evaluate(qrels, RUN, "map")
 
 
 def test_a_whole_float_relevance_is_read_as_the_integer() -> None:
     floats = pl.DataFrame({"qid": ["q", "q"], "docno": ["a", "c"], "rel": [1.0, 2.0]})
     ints = floats.with_columns(pl.col("rel").cast(pl.Int64))
-    assert lp.trec.evaluate(RUN, floats, "map").equals(lp.trec.evaluate(RUN, ints, "map"))
+    assert lp.trec.evaluate(floats, RUN, "map").equals(lp.trec.evaluate(ints, RUN, "map"))
 
 
 def test_the_file_rule_is_the_same(tmp_path: Path) -> None:
     path = tmp_path / "qrels.txt"
     path.write_text("q 0 a 1\nq 0 b 0\nq 0 c 1.5\n")
     with pytest.raises(ValueError, match=re.escape(f"{path}:3: relevance '1.5' is not an integer")):
-        lp.trec.evaluate(RUN, path, "map")
+        lp.trec.evaluate(path, RUN, "map")
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,7 @@ def test_the_file_rule_is_the_same(tmp_path: Path) -> None:
 )
 def test_non_numeric_columns(run: pl.DataFrame, qrels: pl.DataFrame, msg: str) -> None:
     with pytest.raises(ValueError, match=re.escape(msg)):
-        lp.trec.evaluate(run, qrels, "map")
+        lp.trec.evaluate(qrels, run, "map")
 
 
 @pytest.mark.parametrize("flag", ["per_query", "complete", "float32_scores", "wide"])
@@ -67,7 +67,7 @@ def test_flags_are_bools(flag: str, value: Any) -> None:
         f"'numpy.bool'. Got {value!r} instead."
     )
     with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
-        lp.trec.evaluate(RUN, qrels, "map", **{flag: value})
+        lp.trec.evaluate(qrels, RUN, "map", **{flag: value})
 
 
 def test_paths_read_literally(tmp_path: Path) -> None:
@@ -86,8 +86,8 @@ def test_arrow_inputs() -> None:
     import pyarrow as pa
 
     qrels = pl.DataFrame({"qid": ["q", "q"], "docno": ["a", "c"], "rel": [1, 2]})
-    want = lp.trec.evaluate(RUN, qrels, ["map", "P.2"])
+    want = lp.trec.evaluate(qrels, RUN, ["map", "P.2"])
     reader = pa.RecordBatchReader.from_batches(
         qrels.to_arrow().schema, qrels.to_arrow().to_batches()
     )
-    assert lp.trec.evaluate(RUN.to_arrow(), reader, ["map", "P.2"]).equals(want)
+    assert lp.trec.evaluate(reader, RUN.to_arrow(), ["map", "P.2"]).equals(want)

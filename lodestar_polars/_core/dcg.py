@@ -85,13 +85,18 @@ def ndcg_segments(
     *,
     k: int | None,
     ignore_ties: bool,
+    ideal: np.ndarray | None = None,
     presorted: bool = False,
 ) -> np.ndarray:
-    """NDCG of each segment: DCG over the DCG of the gains ranked by themselves."""
+    """NDCG of each segment: DCG over the DCG of the gains ranked by themselves.
+
+    ``ideal``, when given, is each segment's ideal DCG from elsewhere (the
+    judged relevances of a run's qrels, :func:`ideal_dcg_segments` of them).
+    """
     dcg = dcg_segments(
         gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
     )
-    return normalized(dcg, ideal_dcg_segments(gain, length, k=k))
+    return normalized(dcg, ideal_dcg_segments(gain, length, k=k) if ideal is None else ideal)
 
 
 def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
