@@ -31,14 +31,25 @@ def example_path() -> Path:
     return Path(str(resources.files("lodestar_polars") / "data" / EXAMPLE))
 
 
-def scan(path: Path) -> pl.LazyFrame:
-    """A lazy scan of a Parquet or CSV file, chosen by its suffix; the path is read literally."""
+def scan(path: Path, *, whole_file_schema: bool = False) -> pl.LazyFrame:
+    """A lazy scan of a Parquet or CSV file, chosen by its suffix; the path is read literally.
+
+    A CSV's column types are inferred from its first rows (Polars' default),
+    or from the whole file with ``whole_file_schema=True``: for a file whose
+    scores are integers for a while and then not, which the first inference
+    refuses.
+    """
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         return pl.scan_parquet(input_file(path, "log"), glob=False)
     if suffix in (".csv", ".tsv", ".txt"):
         separator = "\t" if suffix == ".tsv" else ","
-        return pl.scan_csv(input_file(path, "log"), separator=separator, glob=False)
+        return pl.scan_csv(
+            input_file(path, "log"),
+            separator=separator,
+            glob=False,
+            infer_schema_length=None if whole_file_schema else 100,
+        )
     msg = f"cannot read {str(path)!r}: expected a .parquet, .csv or .tsv file"
     raise ValueError(msg)
 
@@ -221,10 +232,10 @@ def _run(args: argparse.Namespace) -> int:
         output_file(args.per_query, "--per-query")
     keys = [k.strip() for k in args.by.split(",") if k.strip()]
     metrics = args.metrics or list(DEFAULT_METRICS)
-    lf = scan(path)
-    try:
+
+    def per_query_values(lf: pl.LazyFrame) -> pl.DataFrame:
         lf.collect_schema()  # a CSV's header, a Parquet file's footer: is it readable at all?
-        per_query = evaluate(
+        return evaluate(
             lf,
             metrics,
             by=keys,
@@ -234,6 +245,15 @@ def _run(args: argparse.Namespace) -> int:
             strict=not args.no_strict,
             progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
         ).collect()
+
+    try:
+        try:
+            per_query = per_query_values(scan(path))
+        except pl.exceptions.ComputeError as exc:
+            if not str(exc).startswith("could not parse"):
+                raise
+            # a column typed by its first rows (integers) holds another type further down
+            per_query = per_query_values(scan(path, whole_file_schema=True))
     except pl.exceptions.PolarsError as exc:
         raise unreadable(path, exc) from None
     try:

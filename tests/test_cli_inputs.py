@@ -157,3 +157,24 @@ def test_interrupt_ends_without_a_traceback(
         cli.main()
     assert info.value.code == 130
     assert capsys.readouterr().err == "lodestar-polars: interrupted\n"
+
+
+def test_csv_whose_column_type_changes_late(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Integer scores for 300 rows, then 0.5: Polars infers i64 from the first 100 rows and fails.
+
+    The file is valid; it was refused as "could not parse `0.5` as dtype `i64`".
+    """
+    rows = ["query,relevance,score"]
+    rows += [f"q{i % 20},{i % 2},{i}" for i in range(300)]
+    rows += ["q0,1,0.5"]
+    log = tmp_path / "late.csv"
+    log.write_text("\n".join(rows) + "\n")
+    assert run([str(log), "-m", "rr", "--per-query", str(tmp_path / "out.csv")]) == 0
+    assert capsys.readouterr().err == ""
+    # q0: rows 0, 20, ..., 280 (relevance 0, scores 0..280) and the last row (relevance 1, 0.5):
+    # the relevant row ranks below every row but score 0, i.e. 15th of 16
+    out = (tmp_path / "out.csv").read_text().splitlines()
+    assert out[0] == "query,rr"
+    assert "q0," + repr(1 / 15) in out
