@@ -1,0 +1,127 @@
+"""The documentation site: every public name reaches the API reference and the home page, every
+metric page reaches the home page and the chooser, links stay inside the site, and the names the
+"coming from" pages map agree with the metric registry.
+
+``mkdocs build --strict`` (run by .ci/run) renders the site; these checks need no mkdocs, so they
+also run under the dependency floors.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars import InvalidParameterError, arrays, trec
+from lodestar_polars._registry import resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+API = DOCS / "api" / "index.md"
+INDEX = DOCS / "index.md"
+CHOOSING = DOCS / "choosing.md"
+METRIC_PAGES = sorted((DOCS / "metrics").glob("*.md"))
+COMING_FROM = sorted(DOCS.glob("coming-from-*.md"))
+PEER_PAGES = [p for p in COMING_FROM if p.name != "coming-from-trec_eval.md"]
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+API_NAMES = (
+    [f"lodestar_polars.{n}" for n in lp.__all__ if not inspect.ismodule(getattr(lp, n))]
+    + [f"lodestar_polars.arrays.{n}" for n in arrays.__all__]
+    + [f"lodestar_polars.trec.{n}" for n in trec.__all__]
+)
+
+
+def test_the_site_has_no_hand_written_nav() -> None:
+    # Without a nav, mkdocs builds every page under docs/: a new page needs no edit of mkdocs.yml.
+    config = (ROOT / "mkdocs.yml").read_text()
+    assert not re.search(r"^nav\s*:", config, re.MULTILINE)
+    assert re.search(r"^strict:\s*true$", config, re.MULTILINE)
+    assert "docstring_style: numpy" in config
+
+
+@pytest.mark.parametrize("dotted", API_NAMES)
+def test_public_name_is_in_the_api_reference(dotted: str) -> None:
+    lines = API.read_text().splitlines()
+    assert f"::: {dotted}" in lines, f"add a line '::: {dotted}' to {API.relative_to(ROOT)}"
+
+
+def test_api_reference_names_only_public_objects() -> None:
+    for line in API.read_text().splitlines():
+        if line.startswith(":::"):
+            assert line[4:] in API_NAMES, f"{line!r} is not a public name"
+
+
+@pytest.mark.parametrize("name", sorted(lp.__all__))
+def test_public_name_is_on_the_home_page(name: str) -> None:
+    assert re.search(rf"`(lp\.)?{name}\b", INDEX.read_text()), f"docs/index.md does not name {name}"
+
+
+@pytest.mark.parametrize("page", METRIC_PAGES, ids=lambda p: p.stem)
+def test_metric_page_is_linked_from_home_and_chooser(page: Path) -> None:
+    target = f"](metrics/{page.name})"
+    assert target in INDEX.read_text(), f"docs/index.md does not link metrics/{page.name}"
+    assert target in CHOOSING.read_text(), f"docs/choosing.md does not link metrics/{page.name}"
+    chart = CHOOSING.read_text().split("```mermaid", 1)[1].split("```", 1)[0]
+    assert f"lp.{page.stem}" in chart, f"the chooser's chart has no leaf for lp.{page.stem}"
+
+
+@pytest.mark.parametrize("page", COMING_FROM, ids=lambda p: p.stem)
+def test_coming_from_page_is_linked_from_home(page: Path) -> None:
+    assert f"]({page.name})" in INDEX.read_text()
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.rglob("*.md")), ids=lambda p: str(p.relative_to(DOCS)))
+def test_links_stay_inside_the_site(page: Path) -> None:
+    # mkdocs --strict refuses a link to a file outside docs/ or to a missing page; README.md is
+    # the repository's table of contents and is not part of the site.
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.DOTALL)
+    for target in LINK.findall(text):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = (page.parent / target.split("#", 1)[0]).resolve()
+        assert path.is_relative_to(DOCS), f"{page.name}: {target} leaves docs/"
+        assert path.exists(), f"{page.name}: {target} does not exist"
+        if page.name != "README.md":
+            assert path != DOCS / "README.md", f"{page.name}: README.md is not on the site"
+
+
+def _mapping_rows(page: Path) -> list[tuple[str, str, str]]:
+    """(peer name cell, lp.evaluate name cell, expression cell) of the page's name table."""
+    rows: list[tuple[str, str, str]] = []
+    header: list[str] | None = None
+    for line in page.read_text().splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+            continue
+        if set(line) <= set("|-: ") or "`lp.evaluate` name" not in header:
+            continue
+        name_at, expr_at = header.index("`lp.evaluate` name"), header.index("expression")
+        rows.append((cells[0], cells[name_at], cells[expr_at] if expr_at < len(cells) else ""))
+    return rows
+
+
+@pytest.mark.parametrize("page", PEER_PAGES, ids=lambda p: p.stem)
+def test_coming_from_names_agree_with_the_registry(page: Path) -> None:
+    rows = _mapping_rows(page)
+    assert rows, f"{page.name} has no name table"
+    for peer, names, expression in rows:
+        written = re.findall(r"`([^`]+)`", names)
+        functions = re.findall(r"`lp\.(\w+)`", expression)
+        if not functions:  # a name refused here
+            with pytest.raises(InvalidParameterError):
+                resolve(re.findall(r"`([^`]+)`", peer)[0].replace("@k", "@10"))
+            continue
+        assert written, f"{page.name}: {peer} names no lp.evaluate metric"
+        for name in written:
+            resolved = resolve(name.replace("@k", "@10"))
+            assert resolved is not None, f"{page.name}: lp.evaluate does not read {name!r}"
+            assert resolved.spec.expression.__name__ == functions[0], (page.name, name)
