@@ -500,6 +500,11 @@ def _cutoffs(text: str, measure: str) -> list[int]:
         if not (math.isfinite(value) and value >= 1):
             msg = f"measure {measure!r}: cutoff {part!r} is not a number >= 1"
             raise ValueError(msg)
+        # trec_eval reads '23.4' as 23 (its own test suite asks for ndcg_cut.10,20,23.4); an
+        # exponent ('1e3') is refused rather than read one way or the other
+        if not re.fullmatch(r"\s*[0-9]+(\.[0-9]*)?\s*", part):
+            msg = f"measure {measure!r}: cutoff {part!r} must be written in digits, as 10 or 23.4"
+            raise ValueError(msg)
         out.append(math.floor(value))
     if len(set(out)) != len(out):
         msg = f"measure {measure!r}: a cutoff is given twice"
@@ -518,6 +523,9 @@ def _gains(text: str, measure: str) -> tuple[tuple[int, float], ...]:
             raise ValueError(msg) from None
         if pairs[-1][0] < 0:
             msg = f"measure {measure!r}: relevance level {level!r} must be >= 0"
+            raise ValueError(msg)
+        if not math.isfinite(pairs[-1][1]):
+            msg = f"measure {measure!r}: gain {gain!r} is not a finite number"
             raise ValueError(msg)
     return tuple(pairs)
 
@@ -549,6 +557,9 @@ def _parse_one(text: str) -> list[Measure]:
     # read through the metric registry: the trec_eval measure each metric is
     found = resolve(text)
     if found is not None:
+        if found.k is not None and found.k < 1:
+            msg = f"measure {text!r}: cutoff {str(found.k)!r} is not a number >= 1"
+            raise ValueError(msg)
         uncut, cut = found.spec.trec
         kind = uncut if found.k is None else cut
         if kind is not None:
@@ -582,6 +593,9 @@ def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
     >>> [m.label for m in parse_measures(["P.10,5", "map", "ndcg@10", "num_q"])]
     ['num_q', 'map', 'P_5', 'P_10', 'ndcg@10']
     """
+    if not isinstance(measures, (str, Sequence)):
+        msg = f"`measures` must be a str or a list of str, got {measures!r}"
+        raise TypeError(msg)
     names = [measures] if isinstance(measures, str) else list(measures)
     if not names:
         msg = "`measures` must name at least one measure"

@@ -256,3 +256,34 @@ def test_a_column_that_is_not_read_is_not_checked(tmp_path: Path) -> None:
     assert_frame_equal(lp.trec.evaluate(qrels, run, "map"), lp.trec.evaluate(QRELS, RUN, "map"))
     lp.trec.write_run(run, tmp_path / "run.txt")
     assert (tmp_path / "run.txt").read_text().splitlines()[0] == "q Q0 a 1 0.3 lodestar"
+
+
+@pytest.mark.parametrize(
+    ("measures", "error", "msg"),
+    [
+        (5, TypeError, "`measures` must be a str or a list of str, got 5"),
+        (None, TypeError, "`measures` must be a str or a list of str, got None"),
+        # '23.4' is read as 23, as trec_eval does; an exponent is not read either way
+        (
+            "P.1e3",
+            ValueError,
+            "measure 'P.1e3': cutoff '1e3' must be written in digits, as 10 or 23.4",
+        ),
+        ("P.0", ValueError, "measure 'P.0': cutoff '0' is not a number >= 1"),
+        ("map@0", ValueError, "measure 'map@0': cutoff '0' is not a number >= 1"),
+        ("ndcg.1=inf", ValueError, "measure 'ndcg.1=inf': gain 'inf' is not a finite number"),
+        ("ndcg.1=nan", ValueError, "measure 'ndcg.1=nan': gain 'nan' is not a finite number"),
+    ],
+)
+def test_measure_names_are_refused_in_a_sentence(
+    measures: Any, error: type[Exception], msg: str
+) -> None:
+    """A raw TypeError; 'P.1e3' read as P_1000; 'map@0' scored 0; an infinite gain gave NaN."""
+    with pytest.raises(error, match=f"^{re.escape(msg)}$"):
+        lp.trec.evaluate(QRELS, RUN, measures)
+
+
+def test_cutoffs_in_digits_are_read() -> None:
+    got = lp.trec.evaluate(QRELS, RUN, ["P.02,3.7", "ndcg.1=0.5,2=2"])
+    assert got["measure"].to_list() == ["P_2", "P_3", "ndcg_1=0.5,2=2"]
+    assert got["value"].to_list()[:2] == [0.5, 1 / 3]
