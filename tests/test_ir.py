@@ -84,7 +84,7 @@ def test_three_arrangements_through_trec_eval() -> None:
     run = df.select(qid="query", docno=pl.format("d{}", pl.int_range(pl.len())), score="score")
     qrels = run.with_columns(rel=df["rel"]).drop("score")
     got = trec.evaluate(
-        run, qrels, ["P.10", "recip_rank", "map", "ndcg"], per_query=True, wide=True
+        qrels, run, ["P.10", "recip_rank", "map", "ndcg"], per_query=True, wide=True
     )
     got = got.filter(pl.col("qid") != "all").sort(pl.col("qid").replace({"top": 0, "middle": 1}))
     assert [round(v, 3) for v in got["P_10"]] == [0.300] * 3
@@ -248,8 +248,8 @@ def test_joined_with_qrels_and_n_relevant_is_trec_eval() -> None:
         .sort("qid")
     )
     expected = trec.evaluate(
-        DATA / "results.test",
         DATA / "qrels.test",
+        DATA / "results.test",
         ["P.10", "recall.100", "success.5", "Rprec", "map", "map_cut.10,100"],
         per_query=True,
         wide=True,

@@ -126,7 +126,7 @@ def test_reciprocal_rank_trec_order_equals_trec_eval_recip_rank() -> None:
         .sort("qid")
     )
     theirs = (
-        lp.trec.evaluate(DATA / "results.test", DATA / "qrels.test", ["recip_rank"], per_query=True)
+        lp.trec.evaluate(DATA / "qrels.test", DATA / "results.test", ["recip_rank"], per_query=True)
         .filter(pl.col("qid") != "all")
         .select("qid", "value")
         .sort("qid")
