@@ -512,8 +512,8 @@ def names_table() -> str:
     """
     cutoff = {"none": "no", "optional": "yes", "required": "required"}
     lines = [
-        "| name | expression | what | other names (tool) | takes `@k` |",
-        "|---|---|---|---|---|",
+        "| name | expression | what | other names (tool) | takes `@k` | equal scores |",
+        "|---|---|---|---|---|---|",
     ]
     for spec in REGISTRY:
         tools: dict[str, list[str]] = {}
