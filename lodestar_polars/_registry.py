@@ -528,7 +528,11 @@ def names_table() -> str:
         function = spec.expression.__name__
         expression = f"[`lp.{function}`](metrics/{function}.md)"
         expression += "".join(f", `{key}={value!r}`" for key, value in spec.fixed.items())
+        # the peers' names of a metric that averages ties by default give the peer's
+        # number only on untied scores (or with ties="trec_eval" where the peer is trec_eval)
+        ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
         lines.append(
-            f"| `{spec.name}` | {expression} | {spec.summary} | {others} | {cutoff[spec.cutoff]} |"
+            f"| `{spec.name}` | {expression} | {spec.summary} | {others} "
+            f"| {cutoff[spec.cutoff]} | {ties} |"
         )
     return "\n".join(lines)
