@@ -433,3 +433,55 @@ def test_dcg_mismatched_columns_fail_as_numpy_does() -> None:
         arrays.dcg_score([[1, 0], [0, 1]], [[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]])
     with pytest.raises(IndexError, match="out of bounds for axis 1 with size 2"):
         arrays.dcg_score([[1, 0], [0, 1]], [[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]], ignore_ties=True)
+
+
+# --------------------------------------------------------------------------- issue 8 siblings
+
+
+def test_pair_counts_past_2_32() -> None:
+    """A row of 65,536 true labels scored 0 and 65,537 false ones scored 1 (issue 8 item 1).
+
+    65,536 x 65,537 wrongly ordered pairs pass 2**32: every pair is wrong, so the
+    loss is 1.0; the coverage is every label; LRAP is n_true / n_labels (all tied
+    at the last rank).
+    """
+    n_true, n_false = 2**16, 2**16 + 1
+    y_true = np.r_[np.ones(n_true, dtype=np.int64), np.zeros(n_false, dtype=np.int64)][None, :]
+    y_score = np.r_[np.zeros(n_true), np.ones(n_false)][None, :]
+    assert arrays.label_ranking_loss(y_true, y_score) == 1.0
+    assert arrays.coverage_error(y_true, y_score) == float(n_true + n_false)
+    lrap = arrays.label_ranking_average_precision_score(y_true, y_score)
+    assert lrap == pytest.approx(n_true / (n_true + n_false), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [10**18, 2**70], ids=["1e18", "2^70"])
+@pytest.mark.parametrize("name", ["dcg_score", "ndcg_score", "reciprocal_rank_score"])
+def test_huge_k_scores_the_whole_row(name: str, k: int) -> None:
+    """A k past the row scores the whole row at once, no table of k discounts (item 4)."""
+    function = getattr(arrays, name)
+    y_true, y_score = [[1, 0, 2]], [[0.1, 0.2, 0.3]]
+    assert function(y_true, y_score, k=k) == function(y_true, y_score)
+
+
+@pytest.mark.parametrize(
+    "k", [np.int64(2), np.int32(2), np.uint8(2), np.int16(2)], ids=lambda k: type(k).__name__
+)
+def test_k_of_any_integer_type(k: Any) -> None:
+    """k takes any integer type, as scikit-learn's ``Integral`` constraint does."""
+    y_true, y_score = [[3, 2, 1, 0]], [[0.1, 0.4, 0.2, 0.3]]
+    # ranked 2, 0, 1, 3: the first two are 2 / log2(2) + 0 / log2(3)
+    assert arrays.dcg_score(y_true, y_score, k=k) == 2.0
+    assert arrays.ndcg_score(y_true, y_score, k=k) == arrays.ndcg_score(y_true, y_score, k=2)
+    assert arrays.reciprocal_rank_score([[0, 1, 0, 0]], y_score, k=k) == 1.0
+    labels = [0, 1, 2, 3]
+    assert arrays.top_k_accuracy_score([2], y_score, k=k, labels=labels) == 0.0
+    assert arrays.top_k_accuracy_score([3], y_score, k=k, labels=labels) == 1.0
+
+
+@pytest.mark.parametrize("gain", [math.inf, -math.inf])
+@pytest.mark.parametrize("name", ["dcg_score", "ndcg_score"])
+def test_infinite_relevance_is_refused(name: str, gain: float) -> None:
+    """An infinite y_true is refused in scikit-learn's sentence (issue 8 item 3's sibling)."""
+    msg = "Input contains infinity or a value too large for dtype('float64')."
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        getattr(arrays, name)([[gain, 0, 1]], [[0.1, 0.2, 0.3]])
