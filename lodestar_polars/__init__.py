@@ -26,6 +26,8 @@ from lodestar_polars._label_ranking import (
     label_ranking_loss,
 )
 from lodestar_polars._reciprocal_rank import reciprocal_rank
+from lodestar_polars._report import ranking_report
+from lodestar_polars._serving import top_k
 from lodestar_polars._top_k import top_k_accuracy
 from lodestar_polars.exceptions import (
     InvalidParameterError,
@@ -52,8 +54,10 @@ __all__ = [
     "ndcg",
     "precision",
     "r_precision",
+    "ranking_report",
     "recall",
     "reciprocal_rank",
+    "top_k",
     "top_k_accuracy",
     "trec",
 ]
