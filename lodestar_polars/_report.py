@@ -117,7 +117,7 @@ def _truth_pairs_from_column(base: pl.DataFrame, truth: str) -> pl.DataFrame:
             f"Got {value!r} in list {bad.select(_LIST).item()!r} of the list ids."
         )
         raise ValueError(msg)
-    return base.filter(col.cast(pl.Boolean)).select(_LIST, _ITEM, _ROW, pl.col(_ROW).alias(_ORDER))
+    return base.filter(col.cast(pl.Boolean)).select(_LIST, _ITEM, _ROW, _ORDER)
 
 
 def _check_scores(base: pl.DataFrame, keys: list[str], item: str, score: str) -> None:
@@ -191,6 +191,8 @@ def _grade(
             f"scores must hold one row per (list, item)."
         )
         raise ValueError(msg)
+    # canonical row order: (list, item), so every sum runs in one order whatever the input's
+    base = base.rename({_ROW: _ORDER}).sort(_LIST, _ITEM).with_row_index(_ROW)
     items = catalogue[item]
     if isinstance(truth, str):
         pairs = _truth_pairs_from_column(base, truth)
@@ -416,8 +418,9 @@ def gini(exposure: FloatArray) -> float:
 
 def _popularity(
     g: Graded, item: str, train: Frame | None, popularity: Frame | None
-) -> tuple[FloatArray | None, float, str | None]:
-    """Per item id: its training popularity (0 when never seen), the total, and the source."""
+) -> tuple[FloatArray | None, FloatArray, float, str | None]:
+    """Per item id: its training popularity (0 when never seen), the popularity of the
+    items outside scores and truth, the total, and the source."""
     if train is not None and popularity is not None:
         msg = (
             f"{CALLER}: pass either train (training interactions to fit the popularity floor) "
@@ -425,7 +428,7 @@ def _popularity(
         )
         raise ValueError(msg)
     if train is None and popularity is None:
-        return None, 0.0, None
+        return None, np.zeros(0), 0.0, None
     ids = g.items.to_frame(item).with_row_index(_ITEM)
     if train is not None:
         source = "train"
@@ -459,23 +462,30 @@ def _popularity(
         raise ValueError(msg)
     total = float(counts["p"].sum())
     joined = ids.join(counts, on=item, how="left").sort(_ITEM)
-    return joined["p"].fill_null(0.0).to_numpy().astype(np.float64), total, source
+    others = counts.join(ids, on=item, how="anti")["p"].to_numpy().astype(np.float64)
+    values = joined["p"].fill_null(0.0).to_numpy().astype(np.float64)
+    return values, others, total, source
 
 
-def tail_items(popularity: FloatArray, total: float, share: float) -> npt.NDArray[np.bool_]:
+def tail_items(
+    popularity: FloatArray, total: float, share: float, others: FloatArray | None = None
+) -> npt.NDArray[np.bool_]:
     """The long tail: items whose popularity, with all items no more popular, holds <= share.
 
+    ``others``: the popularity of training items outside the ids (they hold positives too).
     Whole popularity ties go in or out together, so the rule never depends on item order.
     """
-    order = np.argsort(popularity, kind="stable")
-    sorted_pop = popularity[order]
+    n = popularity.size
+    values = popularity if others is None else np.concatenate([popularity, others])
+    order = np.argsort(values, kind="stable")
+    sorted_pop = values[order]
     running = np.cumsum(sorted_pop)
     # the running total up to the last item of each popularity tie
     last = np.searchsorted(sorted_pop, sorted_pop, side="right") - 1
     held = running[last]
-    out = np.empty(popularity.size, dtype=bool)
+    out = np.empty(values.size, dtype=bool)
     out[order] = held <= share * total
-    return out
+    return out[:n]
 
 
 # ---------------------------------------------------------------------------
@@ -839,14 +849,14 @@ def ranking_report(
         multi_positive=mp,
         engine=eng,
     )
-    pop, total, source = _popularity(g, item, train, popularity)
+    pop, others, total, source = _popularity(g, item, train, popularity)
     if pop is None:
         tail_pop = weighted_count(g.g_item, minlength=g.items.len()).astype(np.float64)
         tail_total = float(tail_pop.sum())
         tail_source: str | None = "truth"
     else:
         tail_pop, tail_total, tail_source = pop, total, source
-    tail = tail_items(tail_pop, tail_total, tail_share)
+    tail = tail_items(tail_pop, tail_total, tail_share, others)
 
     alphas = _objective_alphas()
     transforms = {
