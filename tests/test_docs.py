@@ -15,6 +15,8 @@ PAGES = {
     "evaluate": DOCS / "evaluate.md",
     "arrays": DOCS / "arrays.md",
     "trec": DOCS / "coming-from-trec_eval.md",
+    "ranking_report": DOCS / "report.md",
+    "top_k": DOCS / "top_k.md",
 }
 CLASS_PAGES = {"UndefinedMetricWarning": DOCS / "arrays.md"}  # others: evaluate.md
 
