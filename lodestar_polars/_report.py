@@ -371,12 +371,7 @@ def score_block(g: Graded, values: FloatArray, k: int, tail: npt.NDArray[np.bool
     p = np.clip(k - b, 0, t) / t
     w = g.weight[g.list_id]
     exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
-    sure = weighted_count(g.item_id, weights=(p == 1.0) & (w > 0), minlength=g.n_catalogue) > 0
-    below = p < 1.0
-    log_miss = weighted_count(
-        g.item_id, weights=w * np.log1p(-np.where(below, p, 0.0)), minlength=g.n_catalogue
-    )
-    coverage = np.where(sure, 1.0, -np.expm1(log_miss))
+    coverage = catalogue_coverage(g.item_id, p, w, g.n_catalogue)
     macro: dict[str, float | None] = {
         f"macro_recall@{k}": macro_recall,
         "catalog_coverage": float(coverage.mean()),
@@ -385,6 +380,25 @@ def score_block(g: Graded, values: FloatArray, k: int, tail: npt.NDArray[np.bool
         "gini": gini(exposure),
     }
     return Block(micro, macro, per_list, exposure)
+
+
+def catalogue_coverage(item_id: IntArray, p: FloatArray, w: FloatArray, n_items: int) -> FloatArray:
+    """Per item: ``1 - prod_rows (1 - p)^w``, the chance it is in at least one top k.
+
+    Only rows of a tie block straddling ``k`` have ``0 < p < 1`` (the others are in or out for
+    sure), so the product runs over those few rows, grouped by item in list order.
+    """
+    served = w > 0
+    covered = np.zeros(n_items, dtype=bool)
+    covered[item_id[served & (p == 1.0)]] = True
+    part = np.flatnonzero(served & (p > 0.0) & (p < 1.0))
+    miss = np.ones(n_items, dtype=np.float64)
+    if part.size:
+        order = part[np.argsort(item_id[part], kind="stable")]
+        ids = item_id[order]
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        miss[ids[starts]] = np.multiply.reduceat(np.power(1.0 - p[order], w[order]), starts)
+    return np.where(covered, 1.0, 1.0 - miss)
 
 
 def weighted_count(
@@ -419,8 +433,10 @@ def gini(exposure: FloatArray) -> float:
 def _popularity(
     g: Graded, item: str, train: Frame | None, popularity: Frame | None
 ) -> tuple[FloatArray | None, FloatArray, float, str | None]:
-    """Per item id: its training popularity (0 when never seen), the popularity of the
-    items outside scores and truth, the total, and the source."""
+    """Per item id: its training popularity (0 when unseen), others' popularity, total, source.
+
+    "Others": the training items outside scores and truth (they hold positives too).
+    """
     if train is not None and popularity is not None:
         msg = (
             f"{CALLER}: pass either train (training interactions to fit the popularity floor) "
