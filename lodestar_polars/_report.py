@@ -221,8 +221,10 @@ def _grade(
                 f"{_key_repr(row, keys)} has {mixed['n'][0]} values."
             )
             raise ValueError(msg)
-        unit_of_list = per_list.sort(_LIST).select(pl.col("g").rank("dense") - 1)
-        unit = unit_of_list.to_series().to_numpy().astype(np.int64)[g_list]
+        # units among the graded lists only: a dropped entity is not a unit
+        group_of_list = per_list.sort(_LIST)["g"]
+        graded_groups = group_of_list.gather(pl.Series(g_list))
+        unit = (graded_groups.rank("dense") - 1).to_numpy().astype(np.int64)
     graded = Graded(
         list_id=base[_LIST].to_numpy(),
         item_id=base[_ITEM].to_numpy(),

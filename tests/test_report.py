@@ -483,7 +483,8 @@ def test_eager_lazy_streaming_and_row_order_give_one_payload() -> None:
     shuffled = log.sample(fraction=1.0, shuffle=True, seed=3)
     assert lp.ranking_report(shuffled, **kwargs) == eager
     assert eager["uncertainty"]["unit"] == "entity"
-    assert eager["uncertainty"]["n_units"] == 14
+    graded_entities = log.filter(pl.col("clicked"))["entity"].n_unique()
+    assert eager["uncertainty"]["n_units"] == graded_entities
 
 
 # ---------------------------------------------------------------------------
@@ -783,3 +784,29 @@ def test_bad_input_gets_a_sentence(frame: pl.DataFrame, kwargs: dict[str, Any], 
     args.update(kwargs)
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.ranking_report(frame, **args)
+
+
+def test_an_entity_without_positive_is_no_bootstrap_unit() -> None:
+    """Dropped lists take their entity out of the resampling too."""
+    log = pl.DataFrame(
+        {
+            "user": [1, 1, 2, 2, 3, 3],
+            "entity": ["x", "x", "y", "y", "z", "z"],
+            "item": ["a", "b"] * 3,
+            "score": [0.9, 0.1, 0.1, 0.9, 0.5, 0.5],
+            "clicked": [True, False, True, False, False, False],
+        }
+    )
+    report = lp.ranking_report(
+        log,
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=1,
+        objectives=("accuracy",),
+        groups="entity",
+        n_resamples=50,
+    )
+    assert report["n_dropped"] == 1
+    assert report["uncertainty"]["n_units"] == 2
