@@ -39,6 +39,7 @@ METRICS = ["hit_rate@1", "hit_rate@5", "hit_rate@10", "mrr@10", "ndcg@10"]
 
 
 def make(args: argparse.Namespace) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The scores frame and the training log."""
     rng = np.random.default_rng(3)
     n_lists, n_items = args.lists, args.items
     n = n_lists * n_items
@@ -61,6 +62,7 @@ def make(args: argparse.Namespace) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def objectives() -> tuple[str, ...]:
+    """The report's objectives: coverage too once issue 10b's transforms exist."""
     try:
         import lodestar_polars._comparability  # noqa: F401
     except ImportError:
@@ -69,6 +71,7 @@ def objectives() -> tuple[str, ...]:
 
 
 def part(name: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Time one part in this process: its best time and the process's peak RSS."""
     frame, train = make(args)
     gc.collect()
     runs: dict[str, Callable[[], Any]] = {
@@ -89,8 +92,13 @@ def part(name: str, args: argparse.Namespace) -> dict[str, Any]:
         ),
     }
     if name == "bootstrap":
-        from lodestar_polars._report import _grade, _popularity, _uncertainty, score_block
-        from lodestar_polars._report import tail_items
+        from lodestar_polars._report import (
+            _grade,
+            _popularity,
+            _uncertainty,
+            score_block,
+            tail_items,
+        )
 
         g, base = _grade(
             frame,
@@ -133,6 +141,7 @@ def part(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
+    """Run each part in a fresh process and print the table."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--lists", type=int, default=100_000)
     parser.add_argument("--items", type=int, default=100)
