@@ -632,9 +632,16 @@ def _objective_scores(
     identity = alpha == 0.0 and not transforms["shrinkage"] and not transforms["percentile"]
     if identity:
         return base[score].cast(pl.Float64).to_numpy(), state
-    from lodestar_polars._comparability import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
-        transform_for_objective,
-    )
+    try:
+        from lodestar_polars._comparability import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+            transform_for_objective,
+        )
+    except ImportError as err:  # pragma: no cover - until issue 10b lands
+        msg = (
+            f"{CALLER}: the {objective!r} objective re-ranks with transform_for_objective, "
+            f"which this installation lacks; use objectives=('accuracy',)."
+        )
+        raise ValueError(msg) from err
 
     if state is None:
         state = fit()

@@ -810,3 +810,134 @@ def test_an_entity_without_positive_is_no_bootstrap_unit() -> None:
     )
     assert report["n_dropped"] == 1
     assert report["uncertainty"]["n_units"] == 2
+
+
+# ---------------------------------------------------------------------------
+# objectives: the report's wiring, with a test double of the comparability module (issue 10b)
+
+
+class _Comparability:
+    """A stand-in for lodestar_polars._comparability: score / (base rate + 0.01) ** alpha."""
+
+    OBJECTIVE_ALPHA = {"accuracy": 0.0, "balanced": 0.5, "coverage": 1.0}
+
+    def __init__(self) -> None:
+        self.fits = 0
+
+    def fit_comparability(
+        self, frame: pl.DataFrame, *, by: list[str], item: str, score: str, truth: str
+    ) -> dict[Any, float]:
+        self.fits += 1
+        rates = frame.group_by(item).agg(pl.col(truth).mean())
+        return dict(zip(rates[item].to_list(), rates[truth].to_list(), strict=True))
+
+    def transform_for_objective(
+        self,
+        frame: pl.DataFrame,
+        objective: str,
+        state: dict[Any, float],
+        *,
+        by: list[str],
+        item: str,
+        score: str,
+        alpha: float,
+        shrinkage: bool,
+        shrinkage_strength: Any,
+        percentile: bool,
+    ) -> pl.DataFrame:
+        rate = pl.col(item).replace_strict(state, default=0.0, return_dtype=pl.Float64)
+        return frame.with_columns(pl.col(score) / (rate + 0.01) ** alpha)
+
+
+@pytest.fixture
+def comparability(monkeypatch: pytest.MonkeyPatch) -> _Comparability:
+    """The test double installed as lodestar_polars._comparability."""
+    import sys
+    import types
+
+    double = _Comparability()
+    module = types.ModuleType("lodestar_polars._comparability")
+    module.OBJECTIVE_ALPHA = double.OBJECTIVE_ALPHA  # type: ignore[attr-defined]
+    module.fit_comparability = double.fit_comparability  # type: ignore[attr-defined]
+    module.transform_for_objective = double.transform_for_objective  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "lodestar_polars._comparability", module)
+    return double
+
+
+def _by_hand(log: pl.DataFrame, alpha: float, state: dict[Any, float]) -> dict[str, Any]:
+    rate = pl.col("item").replace_strict(state, default=0.0, return_dtype=pl.Float64)
+    moved = log.with_columns(pl.col("score") / (rate + 0.01) ** alpha)
+    block = lp.ranking_report(
+        moved,
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=3,
+        objectives=("accuracy",),
+        n_resamples=20,
+    )["objectives"]["accuracy"]
+    return dict(block)
+
+
+def test_each_objective_ranks_at_its_alpha(comparability: _Comparability) -> None:
+    """accuracy is the identity; coverage ranks the re-expressed scores; one state is fitted."""
+    log = _random_log(11)
+    report = lp.ranking_report(
+        log, by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    state = comparability.fit_comparability(
+        log, by=["user"], item="item", score="score", truth="clicked"
+    )
+    assert report["objective_alpha"] == {"accuracy": 0.0, "coverage": 1.0}
+    assert report["comparability"] == "fitted_on_scores"
+    assert comparability.fits == 2  # once by the report, once above
+    assert report["objectives"]["accuracy"] == _by_hand(log, 0.0, state)
+    assert report["objectives"]["coverage"] == _by_hand(log, 1.0, state)
+    assert report["objectives"]["coverage"] != report["objectives"]["accuracy"]
+    assert report["primary_score"]["value"] == report["objectives"]["accuracy"]["micro"]["ndcg@3"]
+
+
+def test_a_configured_discount_moves_the_primary_block_only(
+    comparability: _Comparability,
+) -> None:
+    """popularity_discount is the operating point's alpha; the other blocks keep their own."""
+    log = _random_log(12)
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    plain = lp.ranking_report(log, **kw)
+    tuned = lp.ranking_report(log, popularity_discount=0.3, **kw)
+    state = comparability.fit_comparability(
+        log, by=["user"], item="item", score="score", truth="clicked"
+    )
+    assert tuned["objective_alpha"] == {"accuracy": 0.3, "coverage": 1.0}
+    assert tuned["objectives"]["coverage"] == plain["objectives"]["coverage"]
+    assert tuned["objectives"]["accuracy"] == _by_hand(log, 0.3, state)
+    assert tuned["objectives"]["accuracy"] != plain["objectives"]["accuracy"]
+    assert tuned["primary_score"]["value"] == tuned["objectives"]["accuracy"]["micro"]["ndcg@3"]
+    assert tuned["uncertainty"]["model"]["ndcg@3"]["estimate"] == tuned["primary_score"]["value"]
+
+
+def test_a_given_state_is_used_and_percentile_blocks_have_no_alpha(
+    comparability: _Comparability,
+) -> None:
+    """state= is not refitted; a percentile block records alpha null."""
+    log = _random_log(13)
+    state = {i: 0.1 for i in range(12)}
+    report = lp.ranking_report(
+        log,
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=3,
+        n_resamples=20,
+        objectives=("coverage", "balanced"),
+        state=state,
+        percentile=True,
+    )
+    assert comparability.fits == 0
+    assert report["comparability"] == "given"
+    assert report["objective_alpha"] == {"coverage": None, "balanced": None}
+    assert report["primary_objective"] == "coverage"
