@@ -97,7 +97,7 @@ class Graded:
     unit: IntArray | None  # per graded list: the bootstrap unit (groups), None: each graded list
 
 
-def _truth_pairs_from_column(base: pl.DataFrame, truth: str) -> pl.DataFrame:
+def _truth_pairs_from_column(base: pl.DataFrame, truth: str, keys: list[str]) -> pl.DataFrame:
     dtype = base.schema[truth]
     col = pl.col(truth)
     if dtype == pl.Boolean:
@@ -111,17 +111,19 @@ def _truth_pairs_from_column(base: pl.DataFrame, truth: str) -> pl.DataFrame:
         )
         raise ValueError(msg)
     if bad.height:
-        value = bad[truth][0]
+        row = bad.sort(_ORDER).row(0, named=True)
         msg = (
             f"{CALLER}: the truth column {truth!r} must hold only True/False or 0/1. "
-            f"Got {value!r} in list {bad.select(_LIST).item()!r} of the list ids."
+            f"Got {row[truth]!r} in list {_key_repr(row, keys)}."
         )
         raise ValueError(msg)
     return base.filter(col.cast(pl.Boolean)).select(_LIST, _ITEM, _ROW, _ORDER)
 
 
-def _check_scores(base: pl.DataFrame, keys: list[str], item: str, score: str) -> None:
-    for name in [*keys, item, score]:
+def _check_scores(
+    base: pl.DataFrame, keys: list[str], item: str, score: str, groups: str | None
+) -> None:
+    for name in [*keys, item, score, *([] if groups is None else [groups])]:
         nulls = base.filter(pl.col(name).is_null())
         if nulls.height:
             msg = (
@@ -174,7 +176,7 @@ def _grade(
         wanted.append(groups)
     require_columns(schema, wanted, "scores", CALLER)
     base = lazy.select(list(dict.fromkeys(wanted))).with_row_index(_ROW).collect(engine=engine)
-    _check_scores(base, keys, item, score)
+    _check_scores(base, keys, item, score, groups)
     # canonical ids: sorted keys and sorted items, whatever the row order
     key_table = base.select(keys).unique().sort(keys).with_row_index(_LIST)
     catalogue = base.select(item).unique().sort(item)
@@ -195,7 +197,7 @@ def _grade(
     base = base.rename({_ROW: _ORDER}).sort(_LIST, _ITEM).with_row_index(_ROW)
     items = catalogue[item]
     if isinstance(truth, str):
-        pairs = _truth_pairs_from_column(base, truth)
+        pairs = _truth_pairs_from_column(base, truth, keys)
     else:
         pairs, items = _truth_pairs_from_frame(truth, base, key_table, catalogue, keys, item)
     if multi_positive == "first":

@@ -734,7 +734,31 @@ BASE = pl.DataFrame(
         (
             BASE.with_columns(clicked=pl.Series([1, 0, 2, 0])),
             {},
-            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1.",
+            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1. "
+            "Got 2 in list 2.",
+        ),
+        (
+            BASE.with_columns(clicked=pl.Series([1, 3, 2, 0])),
+            {},
+            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1. "
+            "Got 3 in list 1.",
+        ),
+        (
+            BASE.with_columns(g=pl.Series([1, 1, None, None])),
+            {"groups": "g"},
+            "ranking_report: scores column 'g' has null values (first in row 2).",
+        ),
+        (
+            BASE,
+            {"truth": pl.DataFrame({"user": ["1"], "item": ["a"]})},
+            "ranking_report: column 'user' is String in the truth frame but Int64 in scores; "
+            "they must match.",
+        ),
+        (
+            BASE,
+            {"primary_objective": "balanced"},
+            "The 'primary_objective' parameter of ranking_report must be one of the objectives "
+            "['accuracy', 'coverage']. Got 'balanced' instead.",
         ),
         (
             BASE.with_columns(g=pl.Series([1, 2, 3, 3])),
@@ -772,6 +796,10 @@ BASE = pl.DataFrame(
         "k-zero",
         "no-positive",
         "truth-not-binary",
+        "truth-not-binary-twice",
+        "groups-null",
+        "truth-dtype",
+        "primary-not-an-objective",
         "groups-not-constant",
         "multi-positive",
         "confidence-level",
