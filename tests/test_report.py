@@ -39,15 +39,22 @@ def reference(
     train: list[Any] | None = None,
     tail_share: float = 0.2,
     multi_positive: str = "each",
+    truth_pairs: list[tuple[Any, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The families by the seed's definitions, one list and one item at a time."""
-    """rows: (list, item, score, truth) in input order."""
+    """The families by the seed's definitions, one list and one item at a time.
+
+    rows: (list, item, score, truth) in input order; truth_pairs, when given, are the realised
+    (list, item) pairs instead of the rows' truth flags (an item may be no candidate: a miss).
+    """
     lists: dict[Any, dict[Any, float]] = {}
     positives: dict[Any, list[Any]] = {}
     for key, item, score, truth in rows:
         lists.setdefault(key, {})[item] = score
-        if truth:
+        if truth and truth_pairs is None:
             positives.setdefault(key, []).append(item)
+    for key, item in truth_pairs or []:
+        if item not in positives.setdefault(key, []):
+            positives[key].append(item)
     graded = []  # (list, truth item)
     for key in lists:
         pos = positives.get(key, [])
@@ -68,7 +75,10 @@ def reference(
         out = {}
         hits = []
         for name, c, kind in cuts:
-            vals = [_expect(_rank_range(sc[key], it), fs[kind](c)) for key, it in graded]
+            vals = [
+                _expect(_rank_range(sc[key], it), fs[kind](c)) if it in sc[key] else 0.0
+                for key, it in graded
+            ]
             out[name] = sum(vals) / len(vals)
             if name == f"hit@{k}":
                 hits = vals
@@ -118,6 +128,7 @@ def reference(
     if train is not None:
         pop = Counter(train)
         floor = {key: {it: float(pop[it]) for it in cand} for key, cand in lists.items()}
+        # unseen truths stay misses under the floor too
         fmicro, fhits = micro_of(floor)
         out["floor"] = {"micro": fmicro, "macro": macro_of(floor, fhits)}
     return out
@@ -969,3 +980,44 @@ def test_a_given_state_is_used_and_percentile_blocks_have_no_alpha(
     assert report["comparability"] == "given"
     assert report["objective_alpha"] == {"coverage": None, "balanced": None}
     assert report["primary_objective"] == "coverage"
+
+
+@given(
+    rows=logs(),
+    pairs=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 9)), min_size=1, max_size=8),
+    k=st.integers(1, 8),
+    multi=st.sampled_from(["each", "first"]),
+)
+@settings(max_examples=40, deadline=None)
+def test_a_truth_frame_matches_the_slow_reference(
+    rows: list[tuple[int, int, float, bool]],
+    pairs: list[tuple[int, int]],
+    k: int,
+    multi: str,
+) -> None:
+    """Realised pairs as a frame, items outside the candidates included (misses)."""
+    present = {r[0] for r in rows}
+    pairs = [p for p in pairs if p[0] in present]
+    if not pairs:
+        pairs = [(rows[0][0], 9)]
+    want = reference(rows, k, multi_positive=multi, truth_pairs=pairs)
+    truth = pl.DataFrame(pairs, schema={"user": pl.Int64, "item": pl.Int64}, orient="row")
+    got = lp.ranking_report(
+        _frame(rows),
+        by="user",
+        item="item",
+        score="score",
+        truth=truth,
+        k=k,
+        objectives=("accuracy",),
+        multi_positive=multi,  # type: ignore[arg-type]
+        n_resamples=10,
+    )
+    block = got["objectives"]["accuracy"]
+    _close(block["micro"], want["micro"])
+    _close(block["macro"], want["macro"])
+    assert got["n_lists"] == want["n_lists"]
+    candidates = {(r[0], r[1]) for r in rows}
+    graded = {(key, it) for key, it in pairs}
+    if multi == "each":
+        assert got["n_unseen_truth"] == len(graded - candidates)
