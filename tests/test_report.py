@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ def _rank_range(scores: dict[Any, float], item: Any) -> range:
     return range(b + 1, b + t + 1)
 
 
-def _expect(positions: range, f: Any) -> float:
+def _expect(positions: range, f: Callable[[int], float]) -> float:
     return sum(f(r) for r in positions) / len(positions)
 
 
@@ -67,7 +68,7 @@ def reference(
         if k not in (1, 5):
             cuts.append((f"hit@{k}", k, "hit"))
         cuts += [(f"mrr@{k}", k, "rr"), (f"ndcg@{k}", k, "dcg")]
-        fs = {
+        fs: dict[str, Callable[[int], Callable[[int], float]]] = {
             "hit": lambda c: lambda r: 1.0 if r <= c else 0.0,
             "rr": lambda c: lambda r: 1.0 / r if r <= c else 0.0,
             "dcg": lambda c: lambda r: 1.0 / math.log2(r + 1) if r <= c else 0.0,
@@ -271,6 +272,26 @@ def test_constant_model_hit_at_10_is_10_over_c_never_1(n_classes: int) -> None:
     hit = report["objectives"]["accuracy"]["micro"]["hit@10"]
     assert hit == pytest.approx(10 / n_classes, rel=1e-12)
     assert hit < 1.0
+
+
+@pytest.mark.parametrize(("n_classes", "k"), [(3, 10), (10, 10), (20, 5), (40, 10)])
+def test_constant_model_hit_at_k_is_min_k_c_over_c(n_classes: int, k: int) -> None:
+    """hit@k = min(k, C) / C, hit@1 = 1/C, and coverage min(k, C)/C-exposure for every item."""
+    report = lp.ranking_report(
+        _constant(n_classes),
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=k,
+        objectives=("accuracy",),
+    )
+    micro = report["objectives"]["accuracy"]["micro"]
+    assert micro[f"hit@{k}"] == pytest.approx(min(k, n_classes) / n_classes, rel=1e-12)
+    assert micro["hit@1"] == pytest.approx(1 / n_classes, rel=1e-12)
+    # mrr@k: the mean of 1/r over the first min(k, C) of C equally likely ranks
+    want = sum(1 / r for r in range(1, min(k, n_classes) + 1)) / n_classes
+    assert micro[f"mrr@{k}"] == pytest.approx(want, rel=1e-12)
 
 
 @given(rows=logs(), k=st.integers(1, 8))
