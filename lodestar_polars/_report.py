@@ -103,7 +103,7 @@ def _truth_pairs_from_column(base: pl.DataFrame, truth: str, keys: list[str]) ->
     if dtype == pl.Boolean:
         bad = base.filter(col.is_null())
     elif dtype.is_numeric():
-        bad = base.filter(col.is_null() | ~col.is_in([0, 1]))
+        bad = base.filter(col.is_null() | ~((col == 0) | (col == 1)))
     else:
         msg = (
             f"{CALLER}: the truth column {truth!r} must be Boolean or 0/1. "

@@ -776,6 +776,12 @@ BASE = pl.DataFrame(
             "Got 3 in list 1.",
         ),
         (
+            BASE.with_columns(clicked=pl.Series([1.0, 0.5, 0.0, 1.0])),
+            {},
+            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1. "
+            "Got 0.5 in list 1.",
+        ),
+        (
             BASE.with_columns(g=pl.Series([1, 1, None, None])),
             {"groups": "g"},
             "ranking_report: scores column 'g' has null values (first in row 2).",
@@ -829,6 +835,7 @@ BASE = pl.DataFrame(
         "no-positive",
         "truth-not-binary",
         "truth-not-binary-twice",
+        "truth-float-half",
         "groups-null",
         "truth-dtype",
         "primary-not-an-objective",
@@ -1042,3 +1049,23 @@ def test_a_truth_frame_matches_the_slow_reference(
     graded = {(key, it) for key, it in pairs}
     if multi == "each":
         assert got["n_unseen_truth"] == len(graded - candidates)
+
+
+@pytest.mark.parametrize(
+    "dtype", [pl.Boolean, pl.UInt8, pl.Int32, pl.Int64, pl.Float32, pl.Float64]
+)
+def test_truth_column_dtypes(dtype: pl.DataType) -> None:
+    """A Boolean or any numeric 0/1 truth column grades the same lists."""
+    frame = BASE.with_columns(pl.col("clicked").cast(dtype))
+    report = lp.ranking_report(
+        frame,
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=1,
+        objectives=("accuracy",),
+    )
+    # user 1 clicked its best item, user 2 its best item too
+    assert report["objectives"]["accuracy"]["micro"]["hit@1"] == 1.0
+    assert report["n_lists"] == 2
