@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._serving import columns_of, require_columns
+from lodestar_polars._serving import check_frame, columns_of, require_columns
 from lodestar_polars._validation import check_k
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -820,6 +820,10 @@ def ranking_report(
     """
     kk = check_k(k, CALLER, allow_none=False)
     assert kk is not None
+    check_frame(scores, "scores", CALLER)
+    for extra, extra_name in ((train, "train"), (popularity, "popularity")):
+        if extra is not None:
+            check_frame(extra, extra_name, CALLER)
     keys = columns_of(by, CALLER)
     for name, value in (("item", item), ("score", score)):
         if not isinstance(value, str):

@@ -32,6 +32,16 @@ def require_columns(schema: pl.Schema, names: Sequence[str], frame: str, caller:
             raise ValueError(msg)
 
 
+def check_frame(frame: object, name: str, caller: str) -> None:
+    """Refuse anything but a Polars DataFrame or LazyFrame."""
+    if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        msg = (
+            f"The {name!r} parameter of {caller} must be a polars DataFrame or LazyFrame. "
+            f"Got {type(frame).__name__} instead."
+        )
+        raise TypeError(msg)
+
+
 def top_k(
     frame: FrameT,
     k: int,
@@ -105,6 +115,7 @@ def top_k(
     """
     kk = check_k(k, "top_k", allow_none=False)
     keys: list[str] = columns_of(by, "top_k")
+    check_frame(frame, "frame", "top_k")
     lazy = frame.lazy()
     require_columns(lazy.collect_schema(), [*keys, item, score], "frame", "top_k")
     key = "__lp_sort_score"

@@ -1069,3 +1069,33 @@ def test_truth_column_dtypes(dtype: pl.DataType) -> None:
     # user 1 clicked its best item, user 2 its best item too
     assert report["objectives"]["accuracy"]["micro"]["hit@1"] == 1.0
     assert report["n_lists"] == 2
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"train": ["a", "b"]},
+            "The 'train' parameter of ranking_report must be a polars DataFrame or LazyFrame. "
+            "Got list instead.",
+        ),
+        (
+            {"popularity": {"a": 1.0}},
+            "The 'popularity' parameter of ranking_report must be a polars DataFrame or "
+            "LazyFrame. Got dict instead.",
+        ),
+        (
+            {"scores": {"user": [1]}},
+            "The 'scores' parameter of ranking_report must be a polars DataFrame or LazyFrame. "
+            "Got dict instead.",
+        ),
+    ],
+    ids=["train-list", "popularity-dict", "scores-dict"],
+)
+def test_frames_of_the_wrong_type(kwargs: dict[str, Any], msg: str) -> None:
+    """Not a frame: a TypeError sentence, not an AttributeError."""
+    args: dict[str, Any] = dict(scores=BASE, by="user", item="item", score="score", truth="clicked")
+    args.update(kwargs)
+    scores = args.pop("scores")
+    with pytest.raises(TypeError, match=re.escape(msg)):
+        lp.ranking_report(scores, **args)
