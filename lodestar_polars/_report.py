@@ -3,7 +3,7 @@
 Every graded list has one truth item.  With ``b`` candidates scored strictly
 above it and ``t`` in its tie block (itself included), its rank is uniform on
 ``[b + 1, b + t]`` and each metric is that distribution's expectation
-``E[f(R)]`` (docs/ties.md, docs/decisions/0009).  All of it is computed on
+``E[f(R)]`` (docs/ties.md, docs/decisions/0012).  All of it is computed on
 NumPy arrays built by one Polars sort: no Python runs per list, per item or per
 bootstrap resample.
 """

@@ -87,7 +87,7 @@ def top_k(
     served list is deterministic and independent of row order.  Null and NaN
     scores rank after every number.  The evaluation in
     :func:`lodestar_polars.ranking_report` does not use this tie-break: it
-    averages each metric over the orderings of a tie (docs/decisions/0009).
+    averages each metric over the orderings of a tie (docs/decisions/0012).
 
     Examples
     --------
