@@ -10,6 +10,11 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
+from lodestar_polars._comparability import (
+    ComparabilityState,
+    fit_comparability,
+    transform_for_objective,
+)
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
 from lodestar_polars._ir import (
@@ -38,6 +43,7 @@ from lodestar_polars.exceptions import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ComparabilityState",
     "InvalidParameterError",
     "Progress",
     "RefusedGroupError",
@@ -48,6 +54,7 @@ __all__ = [
     "coverage_error",
     "dcg",
     "evaluate",
+    "fit_comparability",
     "hit_rate",
     "label_ranking_average_precision",
     "label_ranking_loss",
@@ -59,5 +66,6 @@ __all__ = [
     "reciprocal_rank",
     "top_k",
     "top_k_accuracy",
+    "transform_for_objective",
     "trec",
 ]
