@@ -151,13 +151,7 @@ class ComparabilityState:
             doc["items"] = self.table.to_dict(as_series=False)
             path.write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
             return
-        import pyarrow.parquet as pq
-
-        table = self.table.to_arrow()
-        meta = {b"lodestar_polars": json.dumps(self._meta()).encode("utf-8")}
-        pq.write_table(
-            table.replace_schema_metadata({**(table.schema.metadata or {}), **meta}), path
-        )
+        self.table.write_parquet(path, metadata={"lodestar_polars": json.dumps(self._meta())})
 
     @classmethod
     def load(cls, path: str | Path) -> ComparabilityState:
@@ -179,12 +173,9 @@ class ComparabilityState:
                 doc = json.loads(path.read_text(encoding="utf-8"))
                 meta, columns = doc, doc.get("items")
             else:
-                import pyarrow.parquet as pq
-
-                arrow = pq.read_table(path)
-                raw = (arrow.schema.metadata or {}).get(b"lodestar_polars")
-                meta = json.loads(raw.decode("utf-8")) if raw is not None else {}
-                columns = pl.from_arrow(arrow.replace_schema_metadata(None))
+                raw = pl.read_parquet_metadata(path).get("lodestar_polars")
+                meta = json.loads(raw) if raw is not None else {}
+                columns = pl.read_parquet(path)
         except (OSError, ValueError) as err:
             msg = f"ComparabilityState.load: cannot read {str(path)!r}: {err}"
             raise ValueError(msg) from err
@@ -200,11 +191,10 @@ class ComparabilityState:
         dtype = _ITEM_DTYPES[meta["item_dtype"]]
         levels = [float(q) for q in meta["quantile_levels"]]
         schema = _table_schema(dtype)
-        table = (
-            pl.DataFrame(columns, schema=schema)
-            if isinstance(columns, dict)
-            else columns.cast(schema)  # type: ignore[union-attr]
-        )
+        if isinstance(columns, pl.DataFrame):
+            table = columns.select(pl.col(n).cast(d) for n, d in schema.items())
+        else:
+            table = pl.DataFrame(columns, schema=schema)
         return cls(
             table.select(list(schema)),
             quantile_levels=levels,
@@ -242,7 +232,11 @@ def _format_of(path: Path, verb: str) -> Literal["json", "parquet"]:
 
 
 def _keys(by: object, caller: str) -> list[str]:
-    keys = [by] if isinstance(by, str) else list(by) if isinstance(by, Sequence) else None
+    keys: list[Any] = []
+    if isinstance(by, str):
+        keys = [by]
+    elif isinstance(by, Sequence):
+        keys = list(by)
     if not keys or not all(isinstance(k, str) for k in keys):
         msg = (
             f"{caller}: 'by' must name the list column(s), a str or a sequence of str; got {by!r}."
@@ -686,7 +680,7 @@ def transform_for_objective(
         raise ValueError(msg)
     if percentile:
         a = 0.0
-    keys = _keys(by, caller)
+    keys: list[str] = _keys(by, caller)
     lazy = isinstance(scores, pl.LazyFrame)
     schema = scores.lazy().collect_schema()
     _check_columns(schema, [*keys, item, score], caller)
