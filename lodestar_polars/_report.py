@@ -634,27 +634,19 @@ def _objective_scores(
     identity = alpha == 0.0 and not transforms["shrinkage"] and not transforms["percentile"]
     if identity:
         return base[score].cast(pl.Float64).to_numpy(), state
-    try:
-        from lodestar_polars._comparability import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
-            transform_for_objective,
-        )
-    except ImportError as err:  # pragma: no cover - until issue 10b lands
-        msg = (
-            f"{CALLER}: the {objective!r} objective re-ranks with transform_for_objective, "
-            f"which this installation lacks; use objectives=('accuracy',)."
-        )
-        raise ValueError(msg) from err
+    from lodestar_polars._comparability import transform_for_objective
 
     if state is None:
         state = fit()
     out = transform_for_objective(
         base.select(_ROW, *keys, item, score),
-        objective,
+        objective,  # type: ignore[arg-type]  # checked against OBJECTIVES
         state,
         by=keys,
         item=item,
         score=score,
-        alpha=alpha,
+        # a percentile block applies no alpha (transform_for_objective refuses one with it)
+        alpha=None if transforms["percentile"] else alpha,
         shrinkage=transforms["shrinkage"],
         shrinkage_strength=transforms["shrinkage_strength"],
         percentile=transforms["percentile"],
@@ -668,13 +660,9 @@ def _objective_scores(
 
 
 def _objective_alphas() -> Mapping[str, float]:
-    try:
-        from lodestar_polars._comparability import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
-            OBJECTIVE_ALPHA,
-        )
-    except ImportError:  # pragma: no cover - until issue 10b lands
-        return {"accuracy": 0.0, "balanced": 0.5, "coverage": 1.0}
-    return OBJECTIVE_ALPHA  # type: ignore[no-any-return]
+    from lodestar_polars._comparability import OBJECTIVE_ALPHA
+
+    return OBJECTIVE_ALPHA
 
 
 # ---------------------------------------------------------------------------
@@ -870,6 +858,12 @@ def ranking_report(
         )
         raise InvalidParameterError(msg)
 
+    if percentile and popularity_discount is not None:
+        msg = (
+            f"{CALLER}: popularity_discount={popularity_discount!r} cannot be combined with "
+            f"percentile=True: a block ranked by percentile applies no popularity discount."
+        )
+        raise InvalidParameterError(msg)
     g, base = _grade(
         scores,
         keys=keys,
@@ -897,9 +891,7 @@ def ranking_report(
     }
 
     def fit() -> Any:
-        from lodestar_polars._comparability import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
-            fit_comparability,
-        )
+        from lodestar_polars._comparability import fit_comparability
 
         flags = np.zeros(base.height, dtype=bool)
         flags[g.g_row[g.g_row >= 0]] = True

@@ -7,7 +7,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -907,11 +907,14 @@ class _Comparability:
         by: list[str],
         item: str,
         score: str,
-        alpha: float,
+        alpha: float | None,
         shrinkage: bool,
         shrinkage_strength: Any,
         percentile: bool,
     ) -> pl.DataFrame:
+        if alpha is None:  # a percentile block: no discount (the double ranks as given)
+            assert percentile
+            return frame.with_columns(pl.col(score).cast(pl.Float64))
         rate = pl.col(item).replace_strict(state, default=0.0, return_dtype=pl.Float64)
         return frame.with_columns(pl.col(score) / (rate + 0.01) ** alpha)
 
@@ -1099,3 +1102,71 @@ def test_frames_of_the_wrong_type(kwargs: dict[str, Any], msg: str) -> None:
     scores = args.pop("scores")
     with pytest.raises(TypeError, match=re.escape(msg)):
         lp.ranking_report(scores, **args)
+
+
+# ---------------------------------------------------------------------------
+# objectives with the real comparability transforms (issue 10b)
+
+
+def test_real_objectives_block_by_block() -> None:
+    """Each block is the report of the scores transform_for_objective gives at its alpha."""
+    log = _random_log(21).with_columns(pl.col("score") + 0.125)
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    report = lp.ranking_report(log, popularity_discount=0.25, **kw)
+    assert report["objective_alpha"] == {"accuracy": 0.25, "coverage": 1.0}
+    assert report["comparability"] == "fitted_on_scores"
+    blocks: tuple[tuple[Literal["accuracy", "coverage"], float], ...] = (
+        ("accuracy", 0.25),
+        ("coverage", 1.0),
+    )
+    for name, alpha in blocks:
+        moved = lp.transform_for_objective(
+            log, name, state, by="user", item="item", score="score", alpha=alpha
+        )
+        alone = lp.ranking_report(moved, objectives=("accuracy",), **kw)
+        assert report["objectives"][name] == alone["objectives"]["accuracy"]
+    plain = lp.ranking_report(log, **kw)
+    assert plain["objectives"]["coverage"] == report["objectives"]["coverage"]
+    assert plain["objectives"]["accuracy"] != report["objectives"]["accuracy"]
+    given = lp.ranking_report(log, state=state, popularity_discount=0.25, **kw)
+    assert given["comparability"] == "given"
+    assert given["objectives"] == report["objectives"]
+
+
+def test_real_percentile_blocks() -> None:
+    """percentile=True: every block ranks by the within-item percentile, alpha null."""
+    log = _random_log(22)
+    report = lp.ranking_report(
+        log,
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=3,
+        n_resamples=20,
+        percentile=True,
+    )
+    assert report["objective_alpha"] == {"accuracy": None, "coverage": None}
+    assert report["objectives"]["accuracy"] == report["objectives"]["coverage"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"popularity_discount": 0.5, "percentile": True},
+            "ranking_report: popularity_discount=0.5 cannot be combined with percentile=True: "
+            "a block ranked by percentile applies no popularity discount.",
+        ),
+        ({"popularity_discount": 2.0}, "the popularity discount alpha must be in [0, 1]"),
+        ({"shrinkage": True, "percentile": True}, "shrinkage"),
+    ],
+    ids=["discount-with-percentile", "alpha-out-of-range", "shrinkage-with-percentile"],
+)
+def test_objective_refusals(kwargs: dict[str, Any], msg: str) -> None:
+    """Objective options out of their domain: a sentence, from the report or the transform."""
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.ranking_report(BASE, by="user", item="item", score="score", truth="clicked", **kwargs)
