@@ -32,6 +32,7 @@ from lodestar_polars._label_ranking import (
 )
 from lodestar_polars._reciprocal_rank import reciprocal_rank
 from lodestar_polars._report import ranking_report
+from lodestar_polars._report_html import report_html
 from lodestar_polars._serving import top_k
 from lodestar_polars._top_k import top_k_accuracy
 from lodestar_polars.exceptions import (
@@ -64,6 +65,7 @@ __all__ = [
     "ranking_report",
     "recall",
     "reciprocal_rank",
+    "report_html",
     "top_k",
     "top_k_accuracy",
     "transform_for_objective",
