@@ -109,6 +109,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         from lodestar_polars._trec_cli import run as run_trec
 
         return run_trec(argv[1:])
+    if argv[:1] == ["report"]:  # `lodestar-polars report SCORES ...`: the ranking report
+        from lodestar_polars._report_cli import run as run_report
+
+        return run_report(argv[1:])
     args = _parser().parse_args(argv)
     path = args.file if args.file is not None else example_path()
     keys = [k.strip() for k in args.by.split(",") if k.strip()]
