@@ -292,6 +292,9 @@ def _truth_pairs_from_frame(
 
 def rank_bounds(list_id: IntArray, values: FloatArray) -> tuple[IntArray, IntArray]:
     """Per row: ``b`` (candidates strictly above in its list) and ``t`` (its tie block's size)."""
+    shape = _rectangle(list_id)
+    if shape is not None:
+        return _rank_bounds_rectangular(values.reshape(shape))
     order = (
         pl.DataFrame({"l": list_id, "s": values})
         .select(pl.arg_sort_by(["l", "s"], descending=[False, True]))
@@ -315,6 +318,44 @@ def rank_bounds(list_id: IntArray, values: FloatArray) -> tuple[IntArray, IntArr
     b[order] = block_start - list_start
     t[order] = block_size
     return b, t
+
+
+def _rectangle(list_id: IntArray) -> tuple[int, int] | None:
+    """(lists, length) when every list is one contiguous run of one length, in list order.
+
+    The usual eval log (every list scores the whole catalogue) is such a matrix: row-wise NumPy
+    sorts of it are about 10x faster than Polars' two-key ``arg_sort_by`` of the long rows
+    (1e7 rows: 0.3 s against 3-8 s on this 2-core machine).
+    """
+    n = list_id.size
+    if n == 0:
+        return None
+    n_lists = int(list_id[-1]) + 1
+    if n % n_lists:
+        return None
+    length = n // n_lists
+    if not np.array_equal(list_id, np.arange(n, dtype=np.int64) // length):
+        return None
+    return n_lists, length
+
+
+def _rank_bounds_rectangular(scores: FloatArray) -> tuple[IntArray, IntArray]:
+    """:func:`rank_bounds` of a (lists x length) matrix, row by row in NumPy."""
+    n_lists, length = scores.shape
+    within = np.argsort(-scores, axis=1, kind="stable")
+    ranked = np.take_along_axis(scores, within, axis=1)
+    col = np.broadcast_to(np.arange(length, dtype=np.int64), (n_lists, length))
+    first = np.ones((n_lists, length), dtype=bool)
+    first[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+    last = np.ones((n_lists, length), dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    start = np.maximum.accumulate(np.where(first, col, 0), axis=1)
+    end = np.minimum.accumulate(np.where(last, col, length)[:, ::-1], axis=1)[:, ::-1]
+    b = np.empty((n_lists, length), dtype=np.int64)
+    t = np.empty((n_lists, length), dtype=np.int64)
+    np.put_along_axis(b, within, start, axis=1)
+    np.put_along_axis(t, within, end - start + 1, axis=1)
+    return b.ravel(), t.ravel()
 
 
 def expected_at(table: FloatArray, b: IntArray, t: IntArray, k: int) -> FloatArray:

@@ -182,6 +182,19 @@ def logs(draw: Any) -> list[tuple[int, int, float, bool]]:
 @example(
     rows=[(0, 0, 1.0, True), (0, 1, 1.0, True), (1, 1, 0.0, False)], k=1, train=[1], multi="each"
 )
+@example(
+    rows=[
+        (0, 0, 0.5, False),
+        (0, 1, 0.5, True),
+        (0, 2, 1.0, True),
+        (1, 0, 0.0, True),
+        (1, 1, 0.5, False),
+        (1, 2, 0.5, False),
+    ],
+    k=2,
+    train=[0, 0, 2],
+    multi="each",
+)  # every list over the same items: the (lists x items) matrix path
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_every_family_matches_the_slow_reference(
     rows: list[tuple[int, int, float, bool]], k: int, train: list[int] | None, multi: str
@@ -1170,3 +1183,52 @@ def test_objective_refusals(kwargs: dict[str, Any], msg: str) -> None:
     """Objective options out of their domain: a sentence, from the report or the transform."""
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.ranking_report(BASE, by="user", item="item", score="score", truth="clicked", **kwargs)
+
+
+@given(
+    n_lists=st.integers(1, 6),
+    length=st.integers(1, 7),
+    data=st.data(),
+)
+@settings(max_examples=60, deadline=None)
+def test_rank_bounds_both_paths_match_the_definition(
+    n_lists: int, length: int, data: st.DataObject
+) -> None:
+    """b (strictly above) and t (tie block) per row: the matrix path and the sort path."""
+    from lodestar_polars import _report
+
+    values = np.array(
+        data.draw(
+            st.lists(
+                st.sampled_from([0.0, -0.0, 0.5, 1.0]),
+                min_size=n_lists * length,
+                max_size=n_lists * length,
+            )
+        )
+    )
+    list_id = np.repeat(np.arange(n_lists, dtype=np.int64), length)
+    want_b = np.array(
+        [
+            sum(1 for j in range(length) if values[i // length * length + j] > values[i])
+            for i in range(values.size)
+        ]
+    )
+    want_t = np.array(
+        [
+            sum(1 for j in range(length) if values[i // length * length + j] == values[i])
+            for i in range(values.size)
+        ]
+    )
+    assert _report._rectangle(list_id) == (n_lists, length)
+    b, t = _report.rank_bounds(list_id, values)
+    np.testing.assert_array_equal(b, want_b)
+    np.testing.assert_array_equal(t, want_t)
+    # the general path: drop the first row, so the lists are no longer one rectangle
+    if n_lists > 1 and length > 1:
+        ragged_ids, ragged_values = list_id[1:], values[1:]
+        assert _report._rectangle(ragged_ids) is None
+        rb, rt = _report.rank_bounds(ragged_ids, ragged_values)
+        for i in range(ragged_values.size):
+            same = ragged_ids == ragged_ids[i]
+            assert rb[i] == np.sum(ragged_values[same] > ragged_values[i])
+            assert rt[i] == np.sum(ragged_values[same] == ragged_values[i])
