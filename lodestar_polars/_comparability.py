@@ -343,7 +343,11 @@ def _truth_column(
 
 def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: FloatArray) -> Any:
     """Per item, its values at ``levels`` (NumPy's 'linear' method), as an (items, levels) array."""
-    order = np.lexsort((values, item_id))
+    # (item, value) order: a stable sort by value, then a stable (radix for small ids) by item
+    by_value = np.argsort(values, kind="stable")
+    ids = item_id[by_value]
+    ids = ids.astype(np.uint16) if n_items <= np.iinfo(np.uint16).max else ids
+    order = by_value[np.argsort(ids, kind="stable")]
     sorted_values = values[order]
     counts = np.bincount(item_id, minlength=n_items)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
@@ -442,33 +446,39 @@ def fit_comparability(
     ).collect()
     _check_no_nulls(df, [*keys, item, _TRUTH], FIT)
     _check_finite(df, keys, score, FIT)
-    dup = df.select(*keys, item).is_duplicated()
-    if dup.any():
-        row = df.filter(dup).row(0, named=True)
+    per_list = df.group_by(keys).agg(
+        pl.len().alias("__lp_n"),
+        pl.col(item).n_unique().alias("__lp_u"),
+        pl.col(_TRUTH).any().alias("__lp_graded"),
+    )
+    bad_list = per_list.filter(pl.col("__lp_n") != pl.col("__lp_u"))
+    if bad_list.height:
+        rows = df.join(bad_list.head(1).select(keys), on=keys, how="semi")
+        row = rows.filter(pl.col(item).is_duplicated()).row(0, named=True)
         msg = (
             f"{FIT}: each list must hold an item once; the list {_describe(row, keys)} holds "
             f"{item}={row[item]!r} more than once."
         )
         raise ValueError(msg)
-
-    graded = pl.col(_TRUTH).any().over(keys)
+    graded_lists = per_list.filter(pl.col("__lp_graded")).select(keys)
+    n_lists = graded_lists.height
+    graded_rows = df if n_lists == per_list.height else df.join(graded_lists, on=keys, how="semi")
+    item_id = df.select(pl.col(item).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    catalogue = df[item].unique().sort()
     per_item = (
-        df.with_columns(graded.alias("__lp_graded"))
-        .group_by(item)
-        .agg(
-            (pl.col(_TRUTH) & pl.col("__lp_graded")).sum().cast(pl.Int64).alias("n_positive"),
-            pl.col("__lp_graded").sum().cast(pl.Int64).alias("n_candidate"),
+        pl.DataFrame({item: catalogue})
+        .join(
+            graded_rows.group_by(item).agg(
+                pl.col(_TRUTH).sum().cast(pl.Int64).alias("n_positive"),
+                pl.len().cast(pl.Int64).alias("n_candidate"),
+            ),
+            on=item,
+            how="left",
         )
         .sort(item)
+        .fill_null(0)
     )
-    n_lists_all = df.select(keys).n_unique()
-    n_lists = df.filter(pl.col(_TRUTH)).select(keys).n_unique()
-    catalogue = per_item[item]
-    item_id = (
-        df[item]
-        .replace_strict(catalogue, pl.Series(np.arange(catalogue.len())), return_dtype=pl.Int64)
-        .to_numpy()
-    )
+    n_lists_all = per_list.height
     levels = np.linspace(0.0, 1.0, int(n_quantiles) + 1)
     quants = _quantiles(item_id, df[score].to_numpy(), catalogue.len(), levels)
     n_pos = per_item["n_positive"].to_numpy()
@@ -532,18 +542,30 @@ def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
 def _count_at_most(
     quants: FloatArray, item_id: IntArray, values: FloatArray, *, strict: bool
 ) -> IntArray:
-    """Per row, how many of its item's quantiles are < (strict) or <= its value (binary search)."""
+    """Per row, how many of its item's quantiles are < (strict) or <= its value.
+
+    Binary lifting over the quantile rows padded with +inf to a power of two: one gather and
+    one comparison per bit, a loop over bits (7 for 101 levels), never over rows.
+    """
     width = quants.shape[1]
-    lo = np.zeros(values.size, dtype=np.int64)
-    hi = np.full(values.size, width, dtype=np.int64)
-    for _ in range(int(math.ceil(math.log2(width + 1))) + 1):  # a loop over bits, not rows
-        active = lo < hi
-        mid = (lo + hi) // 2
-        v = quants[item_id, np.minimum(mid, width - 1)]
-        below = (v < values) if strict else (v <= values)
-        lo = np.where(active & below, mid + 1, lo)
-        hi = np.where(active & ~below, mid, hi)
-    return lo
+    padded_width = 1 << max(width - 1, 1).bit_length()
+    padded = np.full((quants.shape[0], padded_width), np.inf)
+    padded[:, :width] = quants
+    flat = padded.ravel()
+    pos = item_id * padded_width  # the row's offset; pos - offset is the count so far
+    offset = pos.copy()
+    step = padded_width // 2
+    while step >= 1:
+        v = flat.take(pos + (step - 1))
+        hit = (v < values) if strict else (v <= values)
+        pos += hit * step
+        step //= 2
+    # the last slot of a padded row is +inf, so the count never exceeds padded_width - 1;
+    # one more look decides whether the count is padded_width - 1 or less
+    v = flat.take(pos)
+    pos += (v < values) if strict else (v <= values)
+    counts: IntArray = np.minimum(pos - offset, width)
+    return counts
 
 
 def rank_percentile(
