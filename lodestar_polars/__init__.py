@@ -10,6 +10,11 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
+from lodestar_polars._comparability import (
+    ComparabilityState,
+    fit_comparability,
+    transform_for_objective,
+)
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
 from lodestar_polars._ir import (
@@ -26,6 +31,9 @@ from lodestar_polars._label_ranking import (
     label_ranking_loss,
 )
 from lodestar_polars._reciprocal_rank import reciprocal_rank
+from lodestar_polars._report import ranking_report
+from lodestar_polars._report_html import report_html
+from lodestar_polars._serving import top_k
 from lodestar_polars._top_k import top_k_accuracy
 from lodestar_polars.exceptions import (
     InvalidParameterError,
@@ -36,6 +44,7 @@ from lodestar_polars.exceptions import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "ComparabilityState",
     "InvalidParameterError",
     "Progress",
     "RefusedGroupError",
@@ -46,14 +55,19 @@ __all__ = [
     "coverage_error",
     "dcg",
     "evaluate",
+    "fit_comparability",
     "hit_rate",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "ndcg",
     "precision",
     "r_precision",
+    "ranking_report",
     "recall",
     "reciprocal_rank",
+    "report_html",
+    "top_k",
     "top_k_accuracy",
+    "transform_for_objective",
     "trec",
 ]

@@ -103,6 +103,7 @@ def output_file(path: Path, option: str) -> Path:
 COMMANDS = {
     "evaluate": "evaluate a long-format eval log (the default command: `lodestar-polars FILE`)",
     "trec": "score a TREC run against its judgments as trec_eval does: `trec QRELS RUN -m ...`",
+    "report": "the recommendation ranking report of a scores log: `report SCORES --truth ...`",
 }
 
 
@@ -210,6 +211,10 @@ def run(argv: Sequence[str] | None = None) -> int:
         from lodestar_polars._trec_cli import run as run_trec
 
         return run_trec(argv[1:])
+    if argv[:1] == ["report"]:  # `lodestar-polars report SCORES ...`: the ranking report
+        from lodestar_polars._report_cli import run as run_report
+
+        return run_report(argv[1:])
     if argv[:1] == ["evaluate"]:
         argv = argv[1:]
     args = _evaluate_parser().parse_args(argv)

@@ -15,8 +15,16 @@ PAGES = {
     "evaluate": DOCS / "evaluate.md",
     "arrays": DOCS / "arrays.md",
     "trec": DOCS / "coming-from-trec_eval.md",
+    "ranking_report": DOCS / "report.md",
+    "top_k": DOCS / "top_k.md",
+    "fit_comparability": DOCS / "comparability.md",
+    "transform_for_objective": DOCS / "comparability.md",
+    "report_html": DOCS / "report_html.md",
 }
-CLASS_PAGES = {"UndefinedMetricWarning": DOCS / "arrays.md"}  # others: evaluate.md
+CLASS_PAGES = {
+    "UndefinedMetricWarning": DOCS / "arrays.md",
+    "ComparabilityState": DOCS / "comparability.md",
+}  # others: evaluate.md
 
 
 @pytest.mark.parametrize("name", sorted(lp.__all__))

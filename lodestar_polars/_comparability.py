@@ -1,0 +1,791 @@
+"""Comparability of per-item scores: base rates, score quantiles, and the objective transforms.
+
+Two independently calibrated per-item scores live on incomparable scales when the items' base
+rates differ: a 0.4 for an item bought by 1 % of lists is far stronger evidence than a 0.4 for
+one bought by 30 %.  :func:`fit_comparability` learns each item's base rate and score quantiles
+once, into a :class:`ComparabilityState`; :func:`transform_for_objective` re-expresses the scores
+for an objective (a popularity discount, empirical-Bayes shrinkage, or the rank percentile).
+They reshape the sort key and retrain nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from lodestar_polars._validation import check_bool
+
+__all__ = [
+    "DEFAULT_SHRINKAGE_STRENGTH",
+    "OBJECTIVE_ALPHA",
+    "ComparabilityState",
+    "fit_comparability",
+    "transform_for_objective",
+]
+
+Objective = Literal["accuracy", "balanced", "coverage"]
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: The popularity discount each named objective ranks at.
+OBJECTIVE_ALPHA: Mapping[str, float] = MappingProxyType(
+    {"accuracy": 0.0, "balanced": 0.5, "coverage": 1.0}
+)
+#: The shrinkage strength (pseudo-count) used when shrinkage is switched on without one.
+DEFAULT_SHRINKAGE_STRENGTH = 50.0
+
+FIT = "fit_comparability"
+TRANSFORM = "transform_for_objective"
+FORMAT = "lodestar_polars.ComparabilityState"
+FORMAT_VERSION = 1
+_TRUTH = "__lp_truth"
+_INT_DTYPES = {
+    str(d): d
+    for d in (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64)
+}
+_ITEM_DTYPES: dict[str, Any] = {**_INT_DTYPES, "String": pl.String}
+
+
+# ---------------------------------------------------------------------------
+# the state
+
+
+class ComparabilityState:
+    """Per-item base rates and score quantiles, fitted by :func:`fit_comparability`.
+
+    One row per catalogue item: ``n_positive`` (graded lists where the item is a realised
+    positive), ``n_candidate`` (graded lists where it is a candidate), ``base_rate``
+    (``n_positive / n_candidate``, 0.0 where it was never a candidate of a graded list) and
+    ``quantiles`` (its scores at the levels ``quantile_levels``, over every row of ``scores``).
+    Save it with :meth:`save` and read it back with :meth:`load` (JSON or Parquet, chosen by
+    the file's suffix; never pickle).
+
+    Parameters
+    ----------
+    table : polars.DataFrame
+        Columns ``item``, ``n_positive``, ``n_candidate``, ``base_rate``, ``quantiles``, one row
+        per catalogue item, sorted by item.
+    quantile_levels : sequence of float
+        The levels of ``quantiles``, from 0.0 to 1.0.
+    item_column : str
+        The name of the item column the state was fitted on (a record; not enforced).
+    n_lists : int
+        Graded lists (lists with at least one positive) the base rates come from.
+    n_dropped : int
+        Lists without a positive, left out of the base rates.
+    """
+
+    def __init__(
+        self,
+        table: pl.DataFrame,
+        *,
+        quantile_levels: Sequence[float],
+        item_column: str,
+        n_lists: int,
+        n_dropped: int,
+    ) -> None:
+        self.table = table
+        self.quantile_levels = tuple(float(q) for q in quantile_levels)
+        self.item_column = item_column
+        self.n_lists = int(n_lists)
+        self.n_dropped = int(n_dropped)
+
+    @property
+    def catalogue(self) -> pl.Series:
+        """The catalogue items, sorted."""
+        return self.table["item"]
+
+    def __repr__(self) -> str:
+        return (
+            f"ComparabilityState(items={self.table.height}, n_lists={self.n_lists}, "
+            f"n_dropped={self.n_dropped}, quantiles={len(self.quantile_levels)})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ComparabilityState):
+            return NotImplemented
+        return (
+            self.quantile_levels == other.quantile_levels
+            and self.item_column == other.item_column
+            and self.n_lists == other.n_lists
+            and self.n_dropped == other.n_dropped
+            and self.table.schema == other.table.schema
+            and self.table.equals(other.table)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _meta(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "item_column": self.item_column,
+            "item_dtype": str(self.table.schema["item"]),
+            "n_lists": self.n_lists,
+            "n_dropped": self.n_dropped,
+            "quantile_levels": list(self.quantile_levels),
+        }
+
+    def save(self, path: str | Path) -> None:
+        """Write the state to ``path``: ``.json``, or ``.parquet``/``.pq``.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write; its suffix picks the format.
+        """
+        path = Path(path)
+        kind = _format_of(path, "save")
+        if kind == "json":
+            doc = self._meta()
+            doc["items"] = self.table.to_dict(as_series=False)
+            path.write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
+            return
+        self.table.write_parquet(path, metadata={"lodestar_polars": json.dumps(self._meta())})
+
+    @classmethod
+    def load(cls, path: str | Path) -> ComparabilityState:
+        """Read a state written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            A ``.json`` or ``.parquet``/``.pq`` file written by :meth:`save`.
+
+        Returns
+        -------
+        ComparabilityState
+        """
+        path = Path(path)
+        kind = _format_of(path, "load")
+        try:
+            if kind == "json":
+                doc = json.loads(path.read_text(encoding="utf-8"))
+                meta, columns = doc, doc.get("items")
+            else:
+                raw = pl.read_parquet_metadata(path).get("lodestar_polars")
+                meta = json.loads(raw) if raw is not None else {}
+                columns = pl.read_parquet(path)
+        except (OSError, ValueError) as err:
+            msg = f"ComparabilityState.load: cannot read {str(path)!r}: {err}"
+            raise ValueError(msg) from err
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            msg = f"ComparabilityState.load: {str(path)!r} is not a saved ComparabilityState."
+            raise ValueError(msg)
+        if meta.get("version") != FORMAT_VERSION:
+            msg = (
+                f"ComparabilityState.load: {str(path)!r} has format version "
+                f"{meta.get('version')!r}; this lodestar_polars reads version {FORMAT_VERSION}."
+            )
+            raise ValueError(msg)
+        dtype = _ITEM_DTYPES[meta["item_dtype"]]
+        levels = [float(q) for q in meta["quantile_levels"]]
+        schema = _table_schema(dtype)
+        if isinstance(columns, pl.DataFrame):
+            table = columns.select(pl.col(n).cast(d) for n, d in schema.items())
+        else:
+            table = pl.DataFrame(columns, schema=schema)
+        return cls(
+            table.select(list(schema)),
+            quantile_levels=levels,
+            item_column=str(meta["item_column"]),
+            n_lists=int(meta["n_lists"]),
+            n_dropped=int(meta["n_dropped"]),
+        )
+
+
+def _table_schema(item_dtype: Any) -> dict[str, Any]:
+    return {
+        "item": item_dtype,
+        "n_positive": pl.Int64,
+        "n_candidate": pl.Int64,
+        "base_rate": pl.Float64,
+        "quantiles": pl.List(pl.Float64),
+    }
+
+
+def _format_of(path: Path, verb: str) -> Literal["json", "parquet"]:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    msg = (
+        f"ComparabilityState.{verb}: the file's suffix picks the format and must be .json, "
+        f".parquet or .pq; got {str(path)!r}."
+    )
+    raise ValueError(msg)
+
+
+# ---------------------------------------------------------------------------
+# checks
+
+
+def _keys(by: object, caller: str) -> list[str]:
+    keys: list[Any] = []
+    if isinstance(by, str):
+        keys = [by]
+    elif isinstance(by, Sequence):
+        keys = list(by)
+    if not keys or not all(isinstance(k, str) for k in keys):
+        msg = (
+            f"{caller}: 'by' must name the list column(s), a str or a sequence of str; got {by!r}."
+        )
+        raise ValueError(msg)
+    return keys
+
+
+def _check_columns(schema: Mapping[str, Any], names: Sequence[str], caller: str) -> None:
+    missing = [n for n in names if n not in schema]
+    if missing:
+        msg = (
+            f"{caller}: 'scores' has no column {', '.join(map(repr, missing))}; "
+            f"its columns are {list(schema)}."
+        )
+        raise ValueError(msg)
+
+
+def _check_score_dtype(schema: Mapping[str, Any], score: str, caller: str) -> None:
+    dtype = schema[score]
+    if not (dtype.is_numeric() or dtype == pl.Boolean):
+        msg = f"{caller}: the score column {score!r} must be numeric; it is {dtype}."
+        raise ValueError(msg)
+
+
+def _check_item_dtype(schema: Mapping[str, Any], item: str, caller: str) -> Any:
+    dtype = schema[item]
+    if isinstance(dtype, (pl.Categorical, pl.Enum)):
+        return pl.String
+    if str(dtype) in _ITEM_DTYPES:
+        return dtype
+    msg = f"{caller}: the item column {item!r} must hold integers or strings; it is {dtype}."
+    raise ValueError(msg)
+
+
+def _describe(row: Mapping[str, Any], keys: Sequence[str]) -> str:
+    return ", ".join(f"{k}={row[k]!r}" for k in keys)
+
+
+def _check_finite(df: pl.DataFrame, keys: list[str], score: str, caller: str) -> None:
+    bad = df.filter(pl.col(score).is_null() | ~pl.col(score).cast(pl.Float64).is_finite())
+    if bad.height:
+        row = bad.row(0, named=True)
+        msg = (
+            f"{caller}: scores must be finite; the list {_describe(row, keys)} has "
+            f"{score}={row[score]!r} ({bad.height} such rows)."
+        )
+        raise ValueError(msg)
+
+
+def _check_no_nulls(df: pl.DataFrame, names: list[str], caller: str) -> None:
+    for name in names:
+        n = df[name].null_count()
+        if n:
+            msg = f"{caller}: the column {name!r} holds {n} null value(s); it must hold none."
+            raise ValueError(msg)
+
+
+# ---------------------------------------------------------------------------
+# fit
+
+
+def _truth_column(
+    lf: pl.LazyFrame,
+    schema: Mapping[str, Any],
+    truth: str | pl.DataFrame | pl.LazyFrame,
+    keys: list[str],
+    item: str,
+) -> pl.LazyFrame:
+    """``lf`` with a Boolean column ``_TRUTH``."""
+    if isinstance(truth, str):
+        _check_columns(schema, [truth], FIT)
+        dtype = schema[truth]
+        if dtype == pl.Boolean:
+            return lf.with_columns(pl.col(truth).alias(_TRUTH))
+        if not dtype.is_numeric():
+            msg = f"{FIT}: the truth column {truth!r} must be Boolean or 0/1; it is {dtype}."
+            raise ValueError(msg)
+        return lf.with_columns((pl.col(truth).cast(pl.Float64) == 1.0).alias(_TRUTH))
+    if not isinstance(truth, (pl.DataFrame, pl.LazyFrame)):
+        msg = (
+            f"{FIT}: 'truth' must be a column name of scores or a frame of realised "
+            f"(list, item) pairs; got {type(truth).__name__}."
+        )
+        raise TypeError(msg)
+    pairs = truth.lazy()
+    pair_schema = pairs.collect_schema()
+    missing = [c for c in [*keys, item] if c not in pair_schema]
+    if missing:
+        msg = f"{FIT}: the truth frame has no column {', '.join(map(repr, missing))}."
+        raise ValueError(msg)
+    pairs = pairs.select(*keys, item).unique()
+    unknown = pairs.join(lf.select(keys).unique(), on=keys, how="anti").collect()
+    if unknown.height:
+        msg = (
+            f"{FIT}: the truth frame names {unknown.height} list(s) that are not in scores, "
+            f"e.g. {_describe(unknown.row(0, named=True), keys)}."
+        )
+        raise ValueError(msg)
+    return lf.join(
+        pairs.with_columns(pl.lit(True).alias(_TRUTH)), on=[*keys, item], how="left"
+    ).with_columns(pl.col(_TRUTH).fill_null(False))
+
+
+def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: FloatArray) -> Any:
+    """Per item, its values at ``levels`` (NumPy's 'linear' method), as an (items, levels) array."""
+    # (item, value) order: a stable sort by value, then a stable (radix for small ids) by item
+    by_value = np.argsort(values, kind="stable")
+    ids = item_id[by_value]
+    ids = ids.astype(np.uint16) if n_items <= np.iinfo(np.uint16).max else ids
+    order = by_value[np.argsort(ids, kind="stable")]
+    sorted_values = values[order]
+    counts = np.bincount(item_id, minlength=n_items)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    h = (counts[:, None] - 1) * levels[None, :]
+    lo = np.floor(h).astype(np.int64)
+    hi = np.minimum(lo + 1, counts[:, None] - 1)
+    t = h - lo
+    a = sorted_values[starts[:, None] + lo]
+    b = sorted_values[starts[:, None] + hi]
+    diff = b - a
+    # NumPy's _lerp: from the nearer end, so the result is exact at both ends
+    return np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
+
+
+def fit_comparability(
+    scores: pl.DataFrame | pl.LazyFrame,
+    *,
+    by: str | Sequence[str],
+    item: str,
+    score: str,
+    truth: str | pl.DataFrame | pl.LazyFrame,
+    n_quantiles: int = 100,
+) -> ComparabilityState:
+    """Learn each item's base rate and score quantiles, for :func:`transform_for_objective`.
+
+    Fit it once, on the holdout (or the training positives) and reuse it unchanged: a state
+    derived from the batch being scored would make one list's ranking depend on the others.
+
+    Parameters
+    ----------
+    scores : polars.DataFrame or polars.LazyFrame
+        One row per (list, item) with the model's score.
+    by : str or sequence of str
+        The column(s) naming a list (the evaluation unit).
+    item : str
+        The item (class) column: integers or strings.
+    score : str
+        The score column.
+    truth : str or polars.DataFrame or polars.LazyFrame
+        A Boolean or 0/1 column of ``scores``, or a frame of the realised (``by``, ``item``)
+        pairs.  Lists with no positive are left out of the base rates (counted in
+        ``n_dropped``).
+    n_quantiles : int, default 100
+        The score quantiles kept per item are at the ``n_quantiles + 1`` levels
+        ``0, 1/n_quantiles, ..., 1`` (NumPy's ``linear`` method).
+
+    Returns
+    -------
+    ComparabilityState
+        Per item: ``n_positive``, ``n_candidate``, ``base_rate = n_positive / n_candidate``
+        over the graded lists, and the score ``quantiles`` over every row of the item.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> log = pl.DataFrame({
+    ...     "user": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...     "item": ["a", "b"] * 4,
+    ...     "score": [0.9, 0.2, 0.6, 0.3, 0.8, 0.1, 0.4, 0.5],
+    ...     "clicked": [True, False, True, False, False, True, False, False],
+    ... })
+    >>> state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    >>> state.table.select("item", "n_positive", "n_candidate", "base_rate")
+    shape: (2, 4)
+    ┌──────┬────────────┬─────────────┬───────────┐
+    │ item ┆ n_positive ┆ n_candidate ┆ base_rate │
+    │ ---  ┆ ---        ┆ ---         ┆ ---       │
+    │ str  ┆ i64        ┆ i64         ┆ f64       │
+    ╞══════╪════════════╪═════════════╪═══════════╡
+    │ a    ┆ 2          ┆ 3           ┆ 0.666667  │
+    │ b    ┆ 1          ┆ 3           ┆ 0.333333  │
+    └──────┴────────────┴─────────────┴───────────┘
+    >>> state.n_lists, state.n_dropped
+    (3, 1)
+    """
+    if not isinstance(scores, (pl.DataFrame, pl.LazyFrame)):
+        msg = (
+            f"{FIT}: 'scores' must be a polars DataFrame or LazyFrame; got {type(scores).__name__}."
+        )
+        raise TypeError(msg)
+    keys = _keys(by, FIT)
+    if not (isinstance(n_quantiles, numbers.Integral) and not isinstance(n_quantiles, bool)) or (
+        int(n_quantiles) < 1
+    ):
+        msg = f"{FIT}: 'n_quantiles' must be an int in the range [1, inf); got {n_quantiles!r}."
+        raise ValueError(msg)
+    lf = scores.lazy()
+    schema = lf.collect_schema()
+    _check_columns(schema, [*keys, item, score], FIT)
+    _check_score_dtype(schema, score, FIT)
+    item_dtype = _check_item_dtype(schema, item, FIT)
+    lf = _truth_column(lf, schema, truth, keys, item)
+    df = lf.select(
+        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), _TRUTH
+    ).collect()
+    _check_no_nulls(df, [*keys, item, _TRUTH], FIT)
+    _check_finite(df, keys, score, FIT)
+    per_list = df.group_by(keys).agg(
+        pl.len().alias("__lp_n"),
+        pl.col(item).n_unique().alias("__lp_u"),
+        pl.col(_TRUTH).any().alias("__lp_graded"),
+    )
+    bad_list = per_list.filter(pl.col("__lp_n") != pl.col("__lp_u"))
+    if bad_list.height:
+        rows = df.join(bad_list.head(1).select(keys), on=keys, how="semi")
+        row = rows.filter(pl.col(item).is_duplicated()).row(0, named=True)
+        msg = (
+            f"{FIT}: each list must hold an item once; the list {_describe(row, keys)} holds "
+            f"{item}={row[item]!r} more than once."
+        )
+        raise ValueError(msg)
+    graded_lists = per_list.filter(pl.col("__lp_graded")).select(keys)
+    n_lists = graded_lists.height
+    graded_rows = df if n_lists == per_list.height else df.join(graded_lists, on=keys, how="semi")
+    item_id = df.select(pl.col(item).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    catalogue = df[item].unique().sort()
+    per_item = (
+        pl.DataFrame({item: catalogue})
+        .join(
+            graded_rows.group_by(item).agg(
+                pl.col(_TRUTH).sum().cast(pl.Int64).alias("n_positive"),
+                pl.len().cast(pl.Int64).alias("n_candidate"),
+            ),
+            on=item,
+            how="left",
+        )
+        .sort(item)
+        .fill_null(0)
+    )
+    n_lists_all = per_list.height
+    levels = np.linspace(0.0, 1.0, int(n_quantiles) + 1)
+    quants = _quantiles(item_id, df[score].to_numpy(), catalogue.len(), levels)
+    n_pos = per_item["n_positive"].to_numpy()
+    n_cand = per_item["n_candidate"].to_numpy()
+    rate = np.divide(n_pos, n_cand, out=np.zeros(n_pos.size), where=n_cand > 0)
+    table = pl.DataFrame(
+        {
+            "item": catalogue,
+            "n_positive": per_item["n_positive"],
+            "n_candidate": per_item["n_candidate"],
+            "base_rate": rate,
+            "quantiles": pl.Series(quants.tolist(), dtype=pl.List(pl.Float64)),
+        },
+        schema=_table_schema(item_dtype),
+    )
+    return ComparabilityState(
+        table,
+        quantile_levels=levels.tolist(),
+        item_column=item,
+        n_lists=n_lists,
+        n_dropped=n_lists_all - n_lists,
+    )
+
+
+# ---------------------------------------------------------------------------
+# transform
+
+
+def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
+    """The alpha to rank at, and whether it was given explicitly (raw, not a preset)."""
+    if isinstance(objective, str):
+        if objective not in OBJECTIVE_ALPHA:
+            msg = (
+                f"{TRANSFORM}: unknown objective {objective!r}; use one of "
+                f"{', '.join(map(repr, OBJECTIVE_ALPHA))} or a raw alpha in [0, 1]."
+            )
+            raise ValueError(msg)
+        preset, explicit = OBJECTIVE_ALPHA[objective], False
+    elif isinstance(objective, numbers.Real) and not isinstance(objective, bool):
+        preset, explicit = float(objective), True
+    else:
+        msg = (
+            f"{TRANSFORM}: 'objective' must be one of {', '.join(map(repr, OBJECTIVE_ALPHA))} "
+            f"or a raw alpha (a float in [0, 1]); got {objective!r}."
+        )
+        raise ValueError(msg)
+    if alpha is not None:
+        if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool):
+            msg = f"{TRANSFORM}: 'alpha' must be a float in [0, 1] or None; got {alpha!r}."
+            raise ValueError(msg)
+        preset, explicit = float(alpha), True
+    if not (0.0 <= preset <= 1.0):  # also refuses nan
+        msg = (
+            f"{TRANSFORM}: the popularity discount alpha must be in [0, 1] (0 keeps the scores, "
+            f"1 divides by the full base rate); got {preset!r}."
+        )
+        raise ValueError(msg)
+    return preset, explicit
+
+
+def _count_at_most(
+    quants: FloatArray, item_id: IntArray, values: FloatArray, *, strict: bool
+) -> IntArray:
+    """Per row, how many of its item's quantiles are < (strict) or <= its value.
+
+    Binary lifting over the quantile rows padded with +inf to a power of two: one gather and
+    one comparison per bit, a loop over bits (7 for 101 levels), never over rows.
+    """
+    width = quants.shape[1]
+    padded_width = 1 << max(width - 1, 1).bit_length()
+    padded = np.full((quants.shape[0], padded_width), np.inf)
+    padded[:, :width] = quants
+    flat = padded.ravel()
+    pos = item_id * padded_width  # the row's offset; pos - offset is the count so far
+    offset = pos.copy()
+    step = padded_width // 2
+    while step >= 1:
+        v = flat.take(pos + (step - 1))
+        hit = (v < values) if strict else (v <= values)
+        pos += hit * step
+        step //= 2
+    # the last slot of a padded row is +inf, so the count never exceeds padded_width - 1;
+    # one more look decides whether the count is padded_width - 1 or less
+    v = flat.take(pos)
+    pos += (v < values) if strict else (v <= values)
+    counts: IntArray = np.minimum(pos - offset, width)
+    return counts
+
+
+def rank_percentile(
+    quants: FloatArray, levels: FloatArray, item_id: IntArray, values: FloatArray
+) -> FloatArray:
+    """The mid-CDF of each value within its item's quantiles, in [0, 1].
+
+    Between two stored quantiles the level is interpolated linearly; a value equal to one or more
+    stored quantiles takes the middle of their levels; below the first 0, above the last 1.
+    """
+    left = _count_at_most(quants, item_id, values, strict=True)
+    right = _count_at_most(quants, item_id, values, strict=False)
+    width = quants.shape[1]
+    on = right > left
+    mid_level = (levels[np.minimum(left, width - 1)] + levels[np.maximum(right - 1, 0)]) / 2.0
+    j = np.clip(left - 1, 0, width - 1)
+    j1 = np.clip(left, 0, width - 1)
+    a, b = quants[item_id, j], quants[item_id, j1]
+    gap = np.where(b > a, b - a, 1.0)
+    between = levels[j] + (values - a) / gap * (levels[j1] - levels[j])
+    out = np.where(left == 0, 0.0, np.where(left >= width, 1.0, between))
+    return np.where(on, mid_level, out)
+
+
+def transform_for_objective(
+    scores: FrameT,
+    objective: Objective | float,
+    state: ComparabilityState | None,
+    *,
+    by: str | Sequence[str],
+    item: str,
+    score: str,
+    alpha: float | None = None,
+    shrinkage: bool = False,
+    shrinkage_strength: float | None = None,
+    percentile: bool = False,
+) -> FrameT:
+    """Re-express the scores for an objective, with a fitted :class:`ComparabilityState`.
+
+    In this order, for a row of item ``i`` with score ``s``, ``n_i`` positives and base rate
+    ``b_i`` in the state:
+
+    1. shrinkage (when switched on): ``s <- (n_i * s + m * b_i) / (n_i + m)``, empirical-Bayes
+       shrinkage toward the base rate with strength (pseudo-count) ``m``;
+    2. the popularity discount: ``s <- s / b~_i ** alpha`` with ``b~_i = max(n_i, 1) /
+       n_candidate_i`` (an item never positive counts as one positive), ``alpha`` from the
+       objective (``accuracy`` 0, ``balanced`` 0.5, ``coverage`` 1) or given raw;
+    3. or, instead of both, the rank percentile: ``s <-`` the mid-CDF of ``s`` within the item's
+       stored score quantiles, in [0, 1] (scale- and base-rate-invariant; no discount applies).
+
+    Parameters
+    ----------
+    scores : polars.DataFrame or polars.LazyFrame
+        One row per (list, item) with the model's score; other columns pass through.
+    objective : {'accuracy', 'balanced', 'coverage'} or float
+        A named objective (its preset alpha) or a raw alpha in [0, 1].
+    state : ComparabilityState or None
+        From :func:`fit_comparability`.  Only the identity (alpha 0, no shrinkage, no
+        percentile) runs without one; otherwise ``None`` raises.
+    by : str or sequence of str
+        The list column(s), used to name an offending list in errors.
+    item : str
+        The item column; every item must be in the state's catalogue.
+    score : str
+        The score column, replaced by the re-expressed Float64 score.
+    alpha : float, optional
+        A raw alpha in [0, 1] overriding the objective's preset.
+    shrinkage : bool, default False
+        Shrink each score toward its item's base rate (needs scores in [0, 1]).
+    shrinkage_strength : float, optional
+        The pseudo-count ``m`` (> 0); setting it switches shrinkage on; ``shrinkage=True``
+        without it uses 50.
+    percentile : bool, default False
+        Rank by the percentile within the item's score distribution.  Refused together with
+        shrinkage (a per-item monotone map cannot change a correctly referenced percentile, and
+        the raw quantiles would mis-reference the shrunk score) and with a non-zero alpha.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        ``scores`` (same type, rows and columns, in order) with ``score`` re-expressed.  A
+        LazyFrame is collected to check the catalogue and given back lazy.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> log = pl.DataFrame({
+    ...     "user": [1, 1, 2, 2, 3, 3, 4, 4],
+    ...     "item": ["a", "b"] * 4,
+    ...     "score": [0.9, 0.2, 0.6, 0.3, 0.8, 0.1, 0.4, 0.5],
+    ...     "clicked": [True, False, True, False, False, True, False, False],
+    ... })
+    >>> state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    >>> new = pl.DataFrame({"user": [9, 9], "item": ["a", "b"], "score": [0.4, 0.3]})
+    >>> out = lp.transform_for_objective(
+    ...     new, "coverage", state, by="user", item="item", score="score"
+    ... )
+    >>> out["score"].to_list()  # 0.4 / (2/3) and 0.3 / (1/3): b now leads
+    [0.6000000000000001, 0.9]
+    """
+    caller = TRANSFORM
+    if not isinstance(scores, (pl.DataFrame, pl.LazyFrame)):
+        kind = type(scores).__name__
+        msg = f"{caller}: 'scores' must be a polars DataFrame or LazyFrame; got {kind}."
+        raise TypeError(msg)
+    a, explicit = _resolve_alpha(objective, alpha)
+    shrinkage = check_bool(shrinkage, "shrinkage", caller)
+    percentile = check_bool(percentile, "percentile", caller)
+    strength = DEFAULT_SHRINKAGE_STRENGTH
+    if shrinkage_strength is not None:
+        ok = isinstance(shrinkage_strength, numbers.Real) and not isinstance(
+            shrinkage_strength, bool
+        )
+        if not ok or not (0.0 < float(shrinkage_strength) < math.inf):
+            msg = (
+                f"{caller}: 'shrinkage_strength' must be a float in (0, inf) or None; "
+                f"got {shrinkage_strength!r}."
+            )
+            raise ValueError(msg)
+        strength, shrinkage = float(shrinkage_strength), True
+    if shrinkage and percentile:
+        msg = (
+            f"{caller}: shrinkage and percentile are mutually exclusive: the percentile of a "
+            "shrunk score looked up in the item's raw score distribution promotes the "
+            "small-sample items shrinkage exists to damp; choose one."
+        )
+        raise ValueError(msg)
+    if percentile and explicit and a != 0.0:
+        msg = (
+            f"{caller}: percentile ranking is base-rate invariant and takes no popularity "
+            f"discount; got alpha={a!r} with percentile=True (pass alpha=None or 0)."
+        )
+        raise ValueError(msg)
+    if percentile:
+        a = 0.0
+    keys: list[str] = _keys(by, caller)
+    lazy = isinstance(scores, pl.LazyFrame)
+    schema = scores.lazy().collect_schema()
+    _check_columns(schema, [*keys, item, score], caller)
+    _check_score_dtype(schema, score, caller)
+    if a == 0.0 and not shrinkage and not percentile:
+        return scores.with_columns(pl.col(score).cast(pl.Float64))  # the identity
+    if state is None:
+        needs = (
+            "percentile ranking (the item's score quantiles)"
+            if percentile
+            else "shrinkage (the items' base rates)"
+            if shrinkage
+            else f"the popularity discount alpha={a!r} (the items' base rates)"
+        )
+        msg = (
+            f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
+            "once on training or holdout data; got state=None. Scores are never used to fit "
+            "their own state (one list's ranking would depend on the rest of the batch); only "
+            "the identity (alpha 0, no shrinkage, no percentile) runs without a state."
+        )
+        raise ValueError(msg)
+    if not isinstance(state, ComparabilityState):
+        msg = f"{caller}: 'state' must be a ComparabilityState or None; got {type(state).__name__}."
+        raise TypeError(msg)
+    item_dtype = _check_item_dtype(schema, item, caller)
+    df = scores.lazy().collect() if lazy else scores
+    assert isinstance(df, pl.DataFrame)
+    _check_no_nulls(df, [item], caller)
+    _check_finite(df, keys, score, caller)
+    catalogue = state.catalogue
+    if item_dtype != catalogue.dtype and not (
+        item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
+    ):
+        msg = (
+            f"{caller}: the state was fitted on a catalogue of {catalogue.dtype} items; the "
+            f"item column {item!r} holds {schema[item]}: a state from another catalogue."
+        )
+        raise ValueError(msg)
+    items = df[item].cast(catalogue.dtype, strict=False)
+    ids = items.replace_strict(
+        catalogue, pl.Series(np.arange(catalogue.len())), default=None, return_dtype=pl.Int64
+    )
+    unknown = items.filter(ids.is_null()).unique(maintain_order=True)
+    if ids.null_count():
+        shown = ", ".join(repr(v) for v in unknown.head(5).to_list())
+        msg = (
+            f"{caller}: the state's catalogue ({catalogue.len()} items) lacks {unknown.len()} "
+            f"item(s) of scores, e.g. {shown}: a state from another catalogue is refused; fit "
+            "one with lp.fit_comparability on this catalogue."
+        )
+        raise ValueError(msg)
+    item_id = ids.to_numpy()
+    s = df[score].cast(pl.Float64).to_numpy().copy()
+    table = state.table
+    n_pos = table["n_positive"].to_numpy().astype(np.float64)
+    if shrinkage:
+        bad = (s < 0.0) | (s > 1.0)
+        if bad.any():
+            row = df.filter(pl.Series(bad)).row(0, named=True)
+            msg = (
+                f"{caller}: shrinkage pulls a probability toward the item's base rate and needs "
+                f"scores in [0, 1]; the list {_describe(row, keys)} has {item}={row[item]!r} "
+                f"with {score}={row[score]!r}."
+            )
+            raise ValueError(msg)
+        rate = table["base_rate"].to_numpy()
+        s = (n_pos[item_id] * s + strength * rate[item_id]) / (n_pos[item_id] + strength)
+    if a > 0.0:
+        bad = s < 0.0
+        if bad.any():
+            row = df.filter(pl.Series(bad)).row(0, named=True)
+            msg = (
+                f"{caller}: the popularity discount divides a score by base_rate ** alpha and "
+                f"needs scores >= 0; the list {_describe(row, keys)} has {item}={row[item]!r} "
+                f"with {score}={row[score]!r}."
+            )
+            raise ValueError(msg)
+        n_cand = table["n_candidate"].to_numpy().astype(np.float64)
+        smoothed = np.maximum(n_pos, 1.0) / np.maximum(n_cand, 1.0)
+        s = s / smoothed[item_id] ** a
+    if percentile:
+        quants = np.asarray(table["quantiles"].to_list(), dtype=np.float64)
+        levels = np.asarray(state.quantile_levels, dtype=np.float64)
+        s = rank_percentile(quants, levels, item_id, s)
+    out = df.with_columns(pl.Series(score, s, dtype=pl.Float64))
+    return out.lazy() if lazy else out  # type: ignore[return-value]

@@ -1,0 +1,372 @@
+"""``report_html``: a ranking report payload as one static HTML page.
+
+The page holds everything inline (styles and SVG figures): it needs no server and fetches
+nothing when viewed.  The figures are drawn with matplotlib, an optional extra
+(``pip install 'lodestar-polars[report]'``), imported only inside :func:`report_html`.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["report_html"]
+
+CALLER = "report_html"
+REQUIRED = ("objectives", "objective_alpha", "baselines", "uncertainty", "primary_score")
+PROTOCOL = (
+    ("n_lists", "graded lists"),
+    ("n_dropped", "lists dropped (no positive)"),
+    ("n_unseen_truth", "graded lists whose truth was not a candidate (misses)"),
+    ("n_items", "catalogue items"),
+    ("k", "cutoff k"),
+    ("multi_positive", "lists with several positives"),
+    ("ties", "ties"),
+    ("popularity_source", "popularity floor from"),
+    ("comparability", "comparability state"),
+    ("schema_version", "payload schema version"),
+)
+VERDICT_TEXT = {
+    "model_ahead": "model ahead",
+    "baseline_ahead": "baseline ahead",
+    "undecided": "undecided",
+}
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #222; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+thead th { background: #f3f3f3; }
+td.model_ahead { background: #e3f4e1; } td.baseline_ahead { background: #fbe3e1; }
+td.undecided { background: #f6f1dc; }
+figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #555; max-width: 60rem; }
+p.note { color: #555; max-width: 60rem; }
+"""
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _num(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return "nan" if math.isnan(value) else f"{value:.4f}"
+    return _esc(value)
+
+
+def _table(
+    table_id: str, header: Sequence[str], rows: Sequence[Sequence[str]], caption: str
+) -> str:
+    head = "".join(f"<th>{h}</th>" for h in header)
+    body = "".join("<tr>" + "".join(cells) + "</tr>" for cells in rows)
+    return (
+        f'<table id="{table_id}"><caption>{_esc(caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _alpha_label(alpha: object) -> str:
+    return "percentile" if alpha is None else f"α = {float(alpha):g}"  # type: ignore[arg-type]
+
+
+def _check(payload: object) -> Mapping[str, Any]:
+    if not isinstance(payload, Mapping):
+        kind = type(payload).__name__
+        msg = f"{CALLER}: 'payload' must be the dict lp.ranking_report returns; got {kind}."
+        raise TypeError(msg)
+    missing = [key for key in REQUIRED if key not in payload]
+    if missing:
+        msg = (
+            f"{CALLER}: the payload lacks {', '.join(map(repr, missing))}; pass the dict "
+            "lp.ranking_report returns."
+        )
+        raise ValueError(msg)
+    objectives = payload["objectives"]
+    if not isinstance(objectives, Mapping) or not objectives:
+        msg = f"{CALLER}: the payload's 'objectives' must map each objective to its families."
+        raise ValueError(msg)
+    for name, block in objectives.items():
+        if not isinstance(block, Mapping) or not {"micro", "macro"} <= set(block):
+            msg = f"{CALLER}: the payload's objective {name!r} must hold 'micro' and 'macro'."
+            raise ValueError(msg)
+    return payload
+
+
+def _family_table(payload: Mapping[str, Any], family: str) -> str:
+    objectives: Mapping[str, Any] = payload["objectives"]
+    baselines: Mapping[str, Any] = payload["baselines"] or {}
+    alphas: Mapping[str, Any] = payload["objective_alpha"] or {}
+    metrics: list[str] = []
+    for block in [*objectives.values(), *baselines.values()]:
+        for metric in block.get(family, {}):
+            if metric not in metrics:
+                metrics.append(metric)
+    header = ["metric"]
+    header += [f"{_esc(n)}<br><small>{_alpha_label(alphas.get(n))}</small>" for n in objectives]
+    header += [f"{_esc(n)}<br><small>baseline</small>" for n in baselines]
+    columns = [*objectives.values(), *baselines.values()]
+    rows = [
+        [f"<td>{_esc(m)}</td>"] + [f"<td>{_num(c.get(family, {}).get(m))}</td>" for c in columns]
+        for m in metrics
+    ]
+    caption = (
+        "Accuracy (micro): pooled over graded lists, expectations over tie orders."
+        if family == "micro"
+        else "Coverage (macro): per item and catalogue-wide, expectations over tie orders."
+    )
+    return _table(family, header, rows, caption)
+
+
+def _interval(entry: Mapping[str, Any] | None) -> str:
+    if not entry:
+        return "—"
+    return (
+        f"{_num(entry.get('estimate'))} [{_num(entry.get('ci_low'))}, {_num(entry.get('ci_high'))}]"
+    )
+
+
+def _uncertainty_section(payload: Mapping[str, Any]) -> str:
+    unc = payload["uncertainty"]
+    if not unc:
+        return (
+            '<p class="note" id="no-uncertainty">No intervals: the report had fewer than two '
+            "resampling units.</p>"
+        )
+    level = unc.get("confidence_level", 0.95)
+    intro = (
+        f'<p class="note">Paired percentile bootstrap over {_num(unc.get("n_units"))} '
+        f"{_esc(unc.get('unit', 'unit'))} units, {_num(unc.get('n_resamples'))} resamples, "
+        f"{100 * float(level):g} % intervals, seed {_esc(unc.get('seed'))}, for the "
+        f"{_esc(unc.get('objective', ''))} ordering. The verdict says whether the whole "
+        "interval of the difference is above zero (model ahead), below (baseline ahead), or "
+        "straddles it (undecided).</p>"
+    )
+    model: Mapping[str, Any] = unc.get("model") or {}
+    baselines: Mapping[str, Any] = unc.get("baselines") or {}
+    header = ["metric", "model"]
+    for name in baselines:
+        header += [f"{_esc(name)}", f"model − {_esc(name)}", "verdict"]
+    rows = []
+    for metric, entry in model.items():
+        cells = [f"<td>{_esc(metric)}</td>", f"<td>{_interval(entry)}</td>"]
+        for part in baselines.values():
+            floor = (part.get("floor") or {}).get(metric)
+            diff = (part.get("difference") or {}).get(metric) or {}
+            verdict = str(diff.get("verdict", ""))
+            cells += [
+                f"<td>{_interval(floor)}</td>",
+                f"<td>{_interval(diff)}</td>",
+                f'<td class="{_esc(verdict)}">{_esc(VERDICT_TEXT.get(verdict, verdict))}</td>',
+            ]
+        rows.append(cells)
+    table = _table("uncertainty", header, rows, "Micro metrics with bootstrap intervals.")
+    return intro + table
+
+
+def _svg(figure: Any) -> str:
+    buffer = io.StringIO()
+    figure.savefig(
+        buffer,
+        format="svg",
+        bbox_inches="tight",
+        metadata={"Date": None, "Creator": None, "Format": None, "Type": None},
+    )
+    text = buffer.getvalue()
+    start = text.find("<svg")
+    return re.sub(r"<metadata>.*?</metadata>", "", text[start:], flags=re.DOTALL)
+
+
+def _tradeoff_figure(payload: Mapping[str, Any], figure_cls: Any) -> str:
+    """Accuracy (primary metric) against catalogue coverage, one point per block."""
+    metric = str(payload["primary_score"].get("metric", "ndcg@10"))
+    alphas: Mapping[str, Any] = payload["objective_alpha"] or {}
+    points: list[tuple[float | None, str, float, float]] = []
+    for name, block in payload["objectives"].items():
+        y = block["micro"].get(metric)
+        x = block["macro"].get("catalog_coverage")
+        if x is not None and y is not None:
+            alpha = alphas.get(name)
+            points.append((None if alpha is None else float(alpha), str(name), float(x), float(y)))
+    curve = sorted((p for p in points if p[0] is not None), key=lambda p: p[0] or 0.0)
+    fig = figure_cls(figsize=(6.4, 4.2))
+    ax = fig.add_subplot()
+    if curve:
+        ax.plot(
+            [p[2] for p in curve], [p[3] for p in curve], "-o", color="#1f6fb2", label="α sweep"
+        )
+    for alpha, name, x, y in points:
+        marker = "o" if alpha is not None else "D"
+        ax.plot([x], [y], marker, color="#1f6fb2" if alpha is not None else "#8e44ad")
+        ax.annotate(
+            f"{name} ({_alpha_label(alpha)})", (x, y), textcoords="offset points", xytext=(6, 6)
+        )
+    for name, block in (payload["baselines"] or {}).items():
+        y = block.get("micro", {}).get(metric)
+        x = block.get("macro", {}).get("catalog_coverage")
+        if x is not None and y is not None:
+            ax.plot([x], [y], "s", color="#c0392b", label=f"{name} (baseline)")
+            ax.annotate(str(name), (x, y), textcoords="offset points", xytext=(6, -12))
+    ax.set_xlabel("catalog_coverage (coverage)")
+    ax.set_ylabel(f"{metric} (accuracy)")
+    ax.set_title("Accuracy vs coverage over the popularity discount α")
+    ax.grid(visible=True, alpha=0.3)
+    ax.margins(0.15)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+    caption = (
+        "Each point is one objective block, at the α it was ranked with (a diamond: ranked by "
+        "percentile, no α). Up is more accurate, right covers more of the catalogue."
+    )
+    return f'<figure id="tradeoff">{_svg(fig)}<figcaption>{_esc(caption)}</figcaption></figure>'
+
+
+def _interval_figure(payload: Mapping[str, Any], figure_cls: Any) -> str:
+    """Model − baseline difference intervals per micro metric, against zero."""
+    unc = payload["uncertainty"] or {}
+    rows = []
+    for base, part in (unc.get("baselines") or {}).items():
+        for metric, entry in (part.get("difference") or {}).items():
+            rows.append((f"{metric} vs {base}", entry))
+    if not rows:
+        return ""
+    fig = figure_cls(figsize=(6.4, 0.5 + 0.45 * len(rows)))
+    ax = fig.add_subplot()
+    colours = {"model_ahead": "#2e8b57", "baseline_ahead": "#c0392b", "undecided": "#b8860b"}
+    for i, (_, entry) in enumerate(rows):
+        lo, hi, est = float(entry["ci_low"]), float(entry["ci_high"]), float(entry["estimate"])
+        colour = colours.get(str(entry.get("verdict")), "#555555")
+        ax.plot([lo, hi], [i, i], "-", color=colour, linewidth=3)
+        ax.plot([est], [i], "o", color=colour)
+    ax.axvline(0.0, color="#333333", linewidth=1)
+    ax.set_yticks(range(len(rows)), [label for label, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("model − baseline (bootstrap interval)")
+    ax.grid(visible=True, axis="x", alpha=0.3)
+    caption = (
+        "Green: the whole interval is above zero (model ahead); red: below (baseline ahead); "
+        "amber: it straddles zero (undecided)."
+    )
+    return f'<figure id="intervals">{_svg(fig)}<figcaption>{_esc(caption)}</figcaption></figure>'
+
+
+def report_html(
+    payload: Mapping[str, Any], path: str | Path, *, title: str = "Ranking report"
+) -> Path:
+    """Write a ranking report payload as one static, self-contained HTML page.
+
+    The page shows the protocol (what was graded), the accuracy (micro) and coverage (macro)
+    families for every objective next to the baselines, the bootstrap intervals and verdicts of
+    the model against each baseline, and two inline SVG figures: the accuracy-vs-coverage
+    trade-off over the popularity discount α (one point per objective block of the payload) and
+    the model − baseline intervals.  Nothing is fetched when the page is viewed.
+
+    Parameters
+    ----------
+    payload : dict
+        What :func:`lodestar_polars.ranking_report` returns (or the same dict read back from
+        JSON).
+    path : str or pathlib.Path
+        The ``.html`` file to write (overwritten).
+    title : str, default "Ranking report"
+        The page's title and heading.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Raises
+    ------
+    ImportError
+        When matplotlib (the ``report`` extra) is not installed.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> log = pl.DataFrame({
+    ...     "user": [1, 1, 1, 2, 2, 2, 3, 3, 3],
+    ...     "item": ["a", "b", "c"] * 3,
+    ...     "score": [0.9, 0.5, 0.1, 0.2, 0.8, 0.4, 0.3, 0.6, 0.7],
+    ...     "clicked": [1, 0, 0, 0, 1, 0, 0, 0, 1],
+    ... })
+    >>> payload = lp.ranking_report(
+    ...     log, by="user", item="item", score="score", truth="clicked", k=2, n_resamples=50
+    ... )
+    >>> page = lp.report_html(payload, pathlib.Path(tempfile.mkdtemp()) / "report.html")
+    >>> "<svg" in page.read_text()
+    True
+    """
+    data = _check(payload)
+    try:
+        import matplotlib as mpl
+        from matplotlib.figure import Figure
+    except ImportError as err:
+        msg = (
+            f"{CALLER} draws its figures with matplotlib, an optional extra: "
+            "pip install 'lodestar-polars[report]'"
+        )
+        raise ImportError(msg) from err
+    out = Path(path)
+    with mpl.rc_context({"svg.fonttype": "none", "svg.hashsalt": "lodestar-polars"}):
+        tradeoff = _tradeoff_figure(data, Figure)
+        intervals = _interval_figure(data, Figure)
+
+    protocol_rows = [
+        [f"<td>{_esc(label)}</td>", f"<td>{_num(data[key])}</td>"]
+        for key, label in PROTOCOL
+        if key in data
+    ]
+    tail = data.get("tail_rule")
+    if isinstance(tail, Mapping):
+        text = ", ".join(f"{_esc(k)} {_num(v)}" for k, v in tail.items())
+        protocol_rows.append(["<td>long-tail rule</td>", f"<td>{text}</td>"])
+    primary = data["primary_score"]
+    headline = (
+        f"<p>Primary score: <strong>{_esc(primary.get('metric'))} = "
+        f"{_num(primary.get('value'))}</strong> ({_esc(data.get('primary_objective', ''))} "
+        "ordering).</p>"
+    )
+    if data["baselines"]:
+        baseline_note = ""
+    else:
+        baseline_note = (
+            '<p class="note" id="no-baseline">No baseline: the report was given no training '
+            "interactions or popularity floor, so nothing says whether these numbers beat "
+            "“recommend the popular items”.</p>"
+        )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_esc(title)}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{_esc(title)}</h1>",
+        headline,
+        "<h2>What was graded</h2>",
+        _table("protocol", ["field", "value"], protocol_rows, "The evaluation protocol."),
+        "<h2>Accuracy and coverage per objective</h2>",
+        baseline_note,
+        _family_table(data, "micro"),
+        _family_table(data, "macro"),
+        "<h2>The trade-off</h2>",
+        tradeoff,
+        "<h2>How sure is the lift?</h2>",
+        _uncertainty_section(data),
+        intervals,
+        "</body></html>",
+    ]
+    out.write_text("\n".join(p for p in parts if p) + "\n", encoding="utf-8")
+    return out

@@ -1,0 +1,136 @@
+"""Top-k serving over a long frame: the ranked (item, score, rank) rows of each list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+import polars as pl
+
+from lodestar_polars._validation import check_k
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+
+def columns_of(by: str | Sequence[str], caller: str) -> list[str]:
+    """``by`` as a list of column names (one name or a sequence of names)."""
+    names = [by] if isinstance(by, str) else list(by)
+    if not names or not all(isinstance(name, str) for name in names):
+        msg = (
+            f"The 'by' parameter of {caller} must be a column name or a non-empty sequence "
+            f"of column names. Got {by!r} instead."
+        )
+        raise ValueError(msg)
+    return names
+
+
+def require_columns(schema: pl.Schema, names: Sequence[str], frame: str, caller: str) -> None:
+    """Refuse a frame that lacks one of ``names``, naming it and listing what is there."""
+    for name in names:
+        if name not in schema:
+            msg = f"{caller}: {frame} has no column {name!r} (its columns: {list(schema.names())})."
+            raise ValueError(msg)
+
+
+def check_frame(frame: object, name: str, caller: str) -> None:
+    """Refuse anything but a Polars DataFrame or LazyFrame."""
+    if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        msg = (
+            f"The {name!r} parameter of {caller} must be a polars DataFrame or LazyFrame. "
+            f"Got {type(frame).__name__} instead."
+        )
+        raise TypeError(msg)
+
+
+def top_k(
+    frame: FrameT,
+    k: int,
+    *,
+    by: str | Sequence[str],
+    item: str,
+    score: str,
+) -> FrameT:
+    """The ``k`` best-scored items of each list, ranked: what a recommender serves.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        One row per (list, candidate item), with the list key column(s), the
+        item and its score.  A ``LazyFrame`` stays lazy: the result is a
+        ``LazyFrame`` (streaming-friendly: a sort and a window count).
+    k : int
+        How many items to serve per list; a list with fewer candidates serves
+        them all.
+    by : str or sequence of str
+        The column(s) naming the list (an entity, or an (entity, occasion) pair).
+    item : str
+        The candidate item column.
+    score : str
+        The score column; higher is better.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, ``item``, ``score`` and ``rank`` (UInt32, 1-based),
+        at most ``k`` rows per list, sorted by the list key then ``rank``.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``k`` below 1 or not an int.
+    ValueError
+        A column missing from ``frame``.
+
+    Notes
+    -----
+    Equal scores are broken by item order (the smaller item first), so the
+    served list is deterministic and independent of row order.  Null and NaN
+    scores rank after every number.  The evaluation in
+    :func:`lodestar_polars.ranking_report` does not use this tie-break: it
+    averages each metric over the orderings of a tie (docs/decisions/0012).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "user": [1, 1, 1, 2, 2],
+    ...         "item": ["c", "a", "b", "a", "b"],
+    ...         "score": [0.2, 0.9, 0.2, 0.1, 0.7],
+    ...     }
+    ... )
+    >>> lp.top_k(df, 2, by="user", item="item", score="score")
+    shape: (4, 4)
+    ┌──────┬──────┬───────┬──────┐
+    │ user ┆ item ┆ score ┆ rank │
+    │ ---  ┆ ---  ┆ ---   ┆ ---  │
+    │ i64  ┆ str  ┆ f64   ┆ u32  │
+    ╞══════╪══════╪═══════╪══════╡
+    │ 1    ┆ a    ┆ 0.9   ┆ 1    │
+    │ 1    ┆ b    ┆ 0.2   ┆ 2    │
+    │ 2    ┆ b    ┆ 0.7   ┆ 1    │
+    │ 2    ┆ a    ┆ 0.1   ┆ 2    │
+    └──────┴──────┴───────┴──────┘
+    """
+    kk = check_k(k, "top_k", allow_none=False)
+    keys: list[str] = columns_of(by, "top_k")
+    check_frame(frame, "frame", "top_k")
+    lazy = frame.lazy()
+    require_columns(lazy.collect_schema(), [*keys, item, score], "frame", "top_k")
+    key = "__lp_sort_score"
+    ranked = (
+        lazy.select(*keys, item, score)
+        .with_columns(pl.col(score).cast(pl.Float64).fill_nan(None).alias(key))
+        .sort(
+            [*keys, key, item],
+            descending=[False] * len(keys) + [True, False],
+            nulls_last=True,
+        )
+        .with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.UInt32).over(keys).alias("rank"))
+        .filter(pl.col("rank") <= kk)
+        .drop(key)
+    )
+    if isinstance(frame, pl.LazyFrame):
+        return ranked
+    return ranked.collect()

@@ -1,0 +1,192 @@
+"""``lodestar-polars report``: the payload it writes is lp.ranking_report's; errors are one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars.cli import run
+
+
+def _log(seed: int = 0, n: int = 30, m: int = 8) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pl.DataFrame(
+        {
+            "user": np.repeat([f"u{i:02d}" for i in range(n)], m),
+            "item": np.tile([f"i{j}" for j in range(m)], n),
+            "score": rng.integers(0, 8, n * m) / 8,
+            "clicked": (rng.random(n * m) < 0.2).astype(np.int64),
+            "region": np.repeat(rng.integers(0, 6, n), m),
+        }
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """The scores as CSV and Parquet, the truth pairs, and training interactions."""
+    log = _log()
+    out = {"csv": tmp_path / "scores.csv", "parquet": tmp_path / "scores.parquet"}
+    log.write_csv(out["csv"])
+    log.write_parquet(out["parquet"])
+    out["truth"] = tmp_path / "truth.csv"
+    log.filter(pl.col("clicked") == 1).select("user", "item").write_csv(out["truth"])
+    out["train"] = tmp_path / "train.parquet"
+    rng = np.random.default_rng(1)
+    pl.DataFrame({"item": [f"i{j}" for j in rng.integers(0, 8, 200)]}).write_parquet(out["train"])
+    return out
+
+
+def _payload(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def _same(report: dict[str, Any]) -> dict[str, Any]:
+    back: dict[str, Any] = json.loads(json.dumps(report))
+    return back
+
+
+def test_json_equals_ranking_report(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--json writes exactly the payload of lp.ranking_report with the same options."""
+    out = tmp_path / "r.json"
+    argv = [
+        "report", str(files["parquet"]), "--train", str(files["train"]), "--groups", "region",
+        "-k", "5", "--objective", "accuracy", "--objective", "balanced", "--n-resamples", "200",
+        "--seed", "3", "--json", str(out), "--quiet",
+    ]  # fmt: skip
+    assert run(argv) == 0
+    expected = lp.ranking_report(
+        _log(),
+        by="user",
+        item="item",
+        score="score",
+        truth="clicked",
+        k=5,
+        objectives=("accuracy", "balanced"),
+        train=pl.read_parquet(files["train"]),
+        groups="region",
+        n_resamples=200,
+        seed=3,
+    )
+    assert _payload(out) == _same(expected)
+    captured = capsys.readouterr()
+    assert captured.err == ""  # --quiet
+    assert "primary score: ndcg@5 = " in captured.out
+    assert f"{expected['primary_score']['value']:.4f}" in captured.out
+    verdict = expected["uncertainty"]["baselines"]["global_pop"]["difference"]["hit@5"]["verdict"]
+    assert "hit@5" in captured.out
+    assert verdict in captured.out
+
+
+def test_truth_file_equals_truth_column(files: dict[str, Path], tmp_path: Path) -> None:
+    """--truth FILE (realised pairs) gives the payload the 0/1 column gives (CSV in)."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    common = ["--n-resamples", "50", "--quiet"]
+    assert run(["report", str(files["csv"]), "--json", str(a), *common]) == 0
+    assert run(["report", str(files["csv"]), "--truth", str(files["truth"]), "--json", str(b),
+                *common]) == 0  # fmt: skip
+    pa, pb = _payload(a), _payload(b)
+    assert pa["objectives"] == pb["objectives"]
+    assert pa["n_lists"] == pb["n_lists"]
+    assert pa["uncertainty"] == pb["uncertainty"]
+
+
+def test_html_page_and_progress(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--html writes the static page; progress lines go to stderr."""
+    page = tmp_path / "r.html"
+    argv = ["report", str(files["parquet"]), "--train", str(files["train"]),
+            "--n-resamples", "50", "--html", str(page)]  # fmt: skip
+    assert run(argv) == 0
+    text = page.read_text()
+    assert text.count("<svg") == 2
+    assert 'id="uncertainty"' in text
+    assert "Ranking report: scores.parquet" in text
+    err = capsys.readouterr().err.splitlines()
+    assert any("grading" in line for line in err)
+    assert any(f"wrote {page}" in line for line in err)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--score", "nope"], "scores has no column 'nope'"),
+        (["--popularity-discount", "1.5"], "1.5"),
+        (["--truth", "missing.csv"], "truth file 'missing.csv' does not exist"),
+        (["--state", "state.pkl"], "must be .json, .parquet or .pq"),
+        (["--by", "region"], "more than once; scores must hold one row per (list, item)"),
+    ],
+)
+def test_errors_are_one_line(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    """A bad option or input: exit 2 and one line on stderr, no traceback."""
+    assert run(["report", str(files["csv"]), "--quiet", "--n-resamples", "20", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("lodestar-polars report: error: ")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_a_missing_scores_file_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """The scores file must exist and be .parquet/.csv/.tsv."""
+    assert run(["report", "nowhere.parquet", "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "lodestar-polars report: error: scores file 'nowhere.parquet' does not exist\n"
+    )
+
+
+def test_a_saved_state_is_used(files: dict[str, Path], tmp_path: Path) -> None:
+    """--state FILE loads a ComparabilityState; the payload records it as given."""
+    state = lp.fit_comparability(_log(), by="user", item="item", score="score", truth="clicked")
+    state.save(tmp_path / "state.json")
+    out = tmp_path / "r.json"
+    argv = ["report", str(files["csv"]), "--state", str(tmp_path / "state.json"),
+            "--n-resamples", "20", "--json", str(out), "--quiet"]  # fmt: skip
+    assert run(argv) == 0
+    assert _payload(out)["comparability"] == "given"
+
+
+def test_the_installed_command(files: dict[str, Path]) -> None:
+    """python -m lodestar_polars report ... runs the same code path end to end."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lodestar_polars",
+            "report",
+            str(files["csv"]),
+            "-q",
+            "--n-resamples",
+            "20",
+            "--objective",
+            "coverage",
+        ],  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "objectives: coverage (alpha 1)" in done.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "lodestar_polars", "report", str(files["csv"]), "--objective", "x"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert "invalid choice: 'x'" in bad.stderr

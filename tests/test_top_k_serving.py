@@ -1,0 +1,105 @@
+"""lp.top_k (issue 10): the served (item, score, rank) rows of each list."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import lodestar_polars as lp
+
+
+def slow_top_k(rows: list[tuple[int, str, float]], k: int) -> list[tuple[int, str, float, int]]:
+    """Per list, sorted by score descending then item ascending; the first k, ranked from 1."""
+    out = []
+    for key in sorted({r[0] for r in rows}):
+        ranked = sorted((r for r in rows if r[0] == key), key=lambda r: (-r[2], r[1]))
+        out += [(key, it, s, rank) for rank, (_, it, s) in enumerate(ranked[:k], start=1)]
+    return out
+
+
+rows_strategy = st.lists(
+    st.tuples(st.integers(0, 3), st.sampled_from("abcdef"), st.sampled_from([0.0, 0.5, 1.0])),
+    min_size=1,
+    max_size=20,
+    unique_by=lambda r: (r[0], r[1]),
+)
+
+
+@given(rows=rows_strategy, k=st.integers(1, 7))
+@settings(max_examples=60, deadline=None)
+def test_top_k_matches_the_slow_reference(rows: list[tuple[int, str, float]], k: int) -> None:
+    """Ties broken by item order, rank 1-based, a short list served whole."""
+    frame = pl.DataFrame(rows, schema=["user", "item", "score"], orient="row")
+    got = lp.top_k(frame, k, by="user", item="item", score="score")
+    assert got.rows() == slow_top_k(rows, k)
+    assert got.schema["rank"] == pl.UInt32
+
+
+def test_eager_lazy_streaming_and_row_order() -> None:
+    """A LazyFrame stays lazy; every engine and any row order serve the same rows."""
+    frame = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2, 2, 2],
+            "day": [1, 1, 1, 1, 1, 1, 1],
+            "item": ["b", "a", "c", "d", "a", "b", "c"],
+            "score": [0.5, 0.5, 0.9, 0.1, 0.2, 0.2, 0.3],
+        }
+    )
+    eager = lp.top_k(frame, 2, by=["user", "day"], item="item", score="score")
+    lazy = lp.top_k(frame.lazy(), 2, by=["user", "day"], item="item", score="score")
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(), eager)
+    assert_frame_equal(lazy.collect(engine="streaming"), eager)
+    shuffled = frame.sample(fraction=1.0, shuffle=True, seed=1)
+    assert_frame_equal(lp.top_k(shuffled, 2, by=["user", "day"], item="item", score="score"), eager)
+    assert eager.rows() == [
+        (1, 1, "c", 0.9, 1),
+        (1, 1, "a", 0.5, 2),
+        (2, 1, "c", 0.3, 1),
+        (2, 1, "a", 0.2, 2),
+    ]
+
+
+def test_null_and_nan_scores_rank_last() -> None:
+    """A NaN (which Polars sorts above every number) and a null are served last."""
+    frame = pl.DataFrame(
+        {"user": [1, 1, 1], "item": ["a", "b", "c"], "score": [float("nan"), None, 0.1]}
+    )
+    got = lp.top_k(frame, 3, by="user", item="item", score="score")
+    assert got["item"].to_list()[0] == "c"
+    assert got["rank"].to_list() == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"k": 0},
+            "The 'k' parameter of top_k must be an int in the range [1, inf). Got 0 instead.",
+        ),
+        (
+            {"score": "p"},
+            "top_k: frame has no column 'p' (its columns: ['user', 'item', 'score']).",
+        ),
+        (
+            {"by": []},
+            "The 'by' parameter of top_k must be a column name or a non-empty sequence of "
+            "column names. Got [] instead.",
+        ),
+    ],
+    ids=["k-zero", "missing-column", "empty-by"],
+)
+def test_bad_input_gets_a_sentence(kwargs: dict[str, Any], msg: str) -> None:
+    """Each rule its sentence."""
+    frame = pl.DataFrame({"user": [1], "item": ["a"], "score": [0.1]})
+    args: dict[str, Any] = {"k": 2, "by": "user", "item": "item", "score": "score"}
+    args.update(kwargs)
+    k = args.pop("k")
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.top_k(frame, k, **args)
