@@ -32,8 +32,28 @@ def undefined_metric_warning() -> type[UserWarning]:
         return UndefinedMetricWarning
     if theirs not in _BOTH:
         bases = (UndefinedMetricWarning, theirs)
-        _BOTH[theirs] = type("UndefinedMetricWarning", bases, {"__module__": __name__})
+        # shown as UndefinedMetricWarning; pickled by reference to _BOTH_NAME (a
+        # warning turned into an error crosses processes, e.g. under joblib)
+        namespace = {"__module__": __name__, "__qualname__": _BOTH_NAME}
+        _BOTH[theirs] = type("UndefinedMetricWarning", bases, namespace)
     return _BOTH[theirs]
+
+
+_BOTH_NAME = "_UndefinedMetricWarningAndScikitLearns"
+
+
+def __getattr__(name: str) -> object:
+    """The class of both, looked up by name when a pickled warning is loaded.
+
+    Loading one in a process that has not imported scikit-learn imports it: the
+    warning was made where scikit-learn was imported.
+    """
+    if name == _BOTH_NAME:
+        import sklearn.exceptions  # noqa: F401, PLC0415 (only to load such a pickle)
+
+        return undefined_metric_warning()
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 _BOTH: dict[type[Warning], type[UserWarning]] = {}

@@ -485,3 +485,32 @@ def test_infinite_relevance_is_refused(name: str, gain: float) -> None:
     msg = "Input contains infinity or a value too large for dtype('float64')."
     with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
         getattr(arrays, name)([[gain, 0, 1]], [[0.1, 0.2, 0.3]])
+
+
+def test_undefined_metric_warning_of_both_classes_pickles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warning raised as a subclass of scikit-learn's too survives pickling.
+
+    A warning turned into an error in a worker process (joblib) is pickled back;
+    the class made at run time failed there ("it's not the same object").
+    scikit-learn is stood in for by modules holding a warning class of its name.
+    """
+    import pickle
+    import types
+
+    theirs = type("UndefinedMetricWarning", (UserWarning,), {})
+    package = types.ModuleType("sklearn")
+    module = types.ModuleType("sklearn.exceptions")
+    module.UndefinedMetricWarning = theirs  # type: ignore[attr-defined]
+    package.exceptions = module  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "sklearn", package)
+    monkeypatch.setitem(sys.modules, "sklearn.exceptions", module)
+    y_score = np.array([[0.2, 0.5, 0.3], [0.6, 0.3, 0.1], [0.1, 0.1, 0.8]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UndefinedMetricWarning) as info:
+            arrays.top_k_accuracy_score([0, 1, 2], y_score, k=3)
+    assert isinstance(info.value, theirs)
+    assert type(info.value).__name__ == "UndefinedMetricWarning"
+    loaded = pickle.loads(pickle.dumps(info.value))  # noqa: S301 (our own bytes)
+    assert type(loaded) is type(info.value)
+    assert loaded.args == info.value.args
