@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 
@@ -49,7 +50,7 @@ def __getattr__(name: str) -> object:
     warning was made where scikit-learn was imported.
     """
     if name == _BOTH_NAME:
-        import sklearn.exceptions  # noqa: F401, PLC0415 (only to load such a pickle)
+        importlib.import_module("sklearn.exceptions")  # only to load such a pickle
 
         return undefined_metric_warning()
     msg = f"module {__name__!r} has no attribute {name!r}"
