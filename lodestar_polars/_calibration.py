@@ -34,43 +34,19 @@ from lodestar_polars._expr import (
     binary_check,
     input_checks,
 )
-from lodestar_polars._validation import check_k
-from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
+from lodestar_polars._validation import (
+    ROC_AUC_ONE_CLASS,
+    BinStrategy,
+    check_n_bins,
+    check_strategy,
+)
+from lodestar_polars.exceptions import RefusedGroupError
 from lodestar_polars.typing import IntoExprColumn
 
-BinStrategy = Literal["uniform", "quantile"]
 GroupWeight = Literal["impressions", "uniform"]
 
-ONE_CLASS = "Only one class is present in y_true. ROC AUC score is not defined in that case."
+ONE_CLASS = ROC_AUC_ONE_CLASS
 """scikit-learn's sentence (an ``UndefinedMetricWarning`` there) for a group AUC cannot score."""
-
-# the set as scikit-learn 1.9.1 prints it under PYTHONHASHSEED=0 (its order follows hashing)
-_STRATEGIES = "{'quantile', 'uniform'}"
-
-
-def check_strategy(strategy: object, caller: str) -> BinStrategy:
-    """``strategy``: ``"uniform"`` or ``"quantile"`` (scikit-learn's sentence)."""
-    if isinstance(strategy, str) and strategy in get_args(BinStrategy):
-        return strategy  # type: ignore[return-value]
-    msg = (
-        f"The 'strategy' parameter of {caller} must be a str among {_STRATEGIES}. "
-        f"Got {strategy!r} instead."
-    )
-    raise InvalidParameterError(msg)
-
-
-def check_n_bins(n_bins: object, caller: str) -> int:
-    """``n_bins``: an int in [1, inf) (scikit-learn's sentence)."""
-    try:
-        value = check_k(n_bins, caller, allow_none=False)
-    except InvalidParameterError:
-        msg = (
-            f"The 'n_bins' parameter of {caller} must be an int in the range [1, inf). "
-            f"Got {n_bins!r} instead."
-        )
-        raise InvalidParameterError(msg) from None
-    assert value is not None  # noqa: S101 (allow_none=False)
-    return value
 
 
 def _probability_checks(prob: pl.Expr, below: str) -> tuple[Check, ...]:
@@ -78,7 +54,9 @@ def _probability_checks(prob: pl.Expr, below: str) -> tuple[Check, ...]:
     high, low = prob > 1.0, prob < 0.0
     return (
         Check(high.any(), pl.format("y_prob contains values greater than 1: {}", prob.max()), high),
-        Check(low.any(), pl.format(f"y_prob contains values {below} than 0: {{}}", prob.min()), low),
+        Check(
+            low.any(), pl.format(f"y_prob contains values {below} than 0: {{}}", prob.min()), low
+        ),
     )
 
 
@@ -273,7 +251,9 @@ def roc_auc(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Expr:
 def log_loss(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     r"""Mean log loss (cross-entropy) of one group: scikit-learn's binary ``log_loss``.
 
-    .. math:: \mathrm{LogLoss} = -\frac{1}{n} \sum_i \big( y_i \ln p_i + (1 - y_i) \ln(1 - p_i) \big)
+    .. math::
+
+        \mathrm{LogLoss} = -\frac{1}{n} \sum_i \big( y_i \ln p_i + (1 - y_i) \ln(1 - p_i) \big)
 
     with ``p`` and ``1 - p`` each clipped to ``[eps, 1 - eps]`` (``eps`` the
     float64 machine epsilon, 2.22e-16), as scikit-learn clips them.
@@ -489,6 +469,24 @@ def _describe(row: dict[str, object], keys: list[str]) -> str:
     return ", ".join(f"{key}={row[key]!r}" for key in keys)
 
 
+def _raise_refused(caller: str, refused: pl.DataFrame, keys: list[str]) -> None:
+    """Raise :class:`RefusedGroupError` naming the groups in ``refused`` and their reasons."""
+    if not refused.height:
+        return
+    shown = refused.sort(keys).head(_SHOWN) if keys else refused
+    lines = [
+        f"  {_describe(row, keys) if keys else 'the frame'}: {row['reason']}"
+        for row in shown.iter_rows(named=True)
+    ]
+    if refused.height > shown.height:
+        lines.append(f"  ... and {refused.height - shown.height} more")
+    msg = f"{caller} refused {refused.height} group(s):\n" + "\n".join(lines)
+    raise RefusedGroupError(msg)
+
+
+_SHOWN = 5
+
+
 def _eager(frame: pl.DataFrame | pl.LazyFrame, caller: str) -> pl.LazyFrame:
     if isinstance(frame, pl.DataFrame):
         return frame.lazy()
@@ -587,14 +585,8 @@ def group_auc(
         )
         .collect()
     )
-    refused = per_user.filter(pl.col("reason").is_not_null() & (pl.col("reason") != ONE_CLASS))
-    if refused.height:
-        shown = refused.sort(keys).head(5)
-        lines = [f"  {_describe(row, keys)}: {row['reason']}" for row in shown.iter_rows(named=True)]
-        if refused.height > shown.height:
-            lines.append(f"  ... and {refused.height - shown.height} more")
-        msg = f"{caller} refused {refused.height} group(s):\n" + "\n".join(lines)
-        raise RefusedGroupError(msg)
+    one_class = pl.col("reason") == ONE_CLASS
+    _raise_refused(caller, per_user.filter(pl.col("reason").is_not_null() & ~one_class), keys)
     scored = per_user.filter(pl.col("auc").is_not_null())
     w = pl.col("impressions").cast(pl.Float64) if weight == "impressions" else pl.lit(1.0)
     return scored.select(
@@ -689,22 +681,18 @@ def calibration_curve(
     keys = _keys(by, caller)
     c = _Inputs(y_true, y_prob, caller)
     outside = (c.score < 0.0) | (c.score > 1.0)
-    checks = Metric("ok", pl.lit(0.0), (*c.checks, Check.any_row(outside, pl.lit(
-        "y_prob has values outside [0, 1]."
-    ))))
+    checks = Metric(
+        "ok",
+        pl.lit(0.0),
+        (*c.checks, Check.any_row(outside, pl.lit("y_prob has values outside [0, 1]."))),
+    )
     lazy = _eager(frame, caller)
     grouped = lazy.group_by(keys) if keys else None
     if grouped is None:
         reasons = lazy.select(checks.reason().alias("reason")).collect()
     else:
         reasons = grouped.agg(checks.reason().alias("reason")).collect()
-    refused = reasons.filter(pl.col("reason").is_not_null())
-    if refused.height:
-        shown = refused.sort(keys).head(5) if keys else refused
-        where = (lambda row: _describe(row, keys)) if keys else (lambda row: "the frame")
-        lines = [f"  {where(row)}: {row['reason']}" for row in shown.iter_rows(named=True)]
-        msg = f"{caller} refused {refused.height} group(s):\n" + "\n".join(lines)
-        raise RefusedGroupError(msg)
+    _raise_refused(caller, reasons.filter(pl.col("reason").is_not_null()), keys)
     bin_id = _bin_of(c.score, n_bins, strategy)
     if keys:
         bin_id = bin_id.over(keys)

@@ -157,7 +157,7 @@ def lerp(a: Any, b: Any, t: Any) -> Any:
 
 def quantile_edges(prob: np.ndarray, n_bins: int) -> np.ndarray:
     """The inner edges of ``n_bins`` quantile bins of ``prob`` (``np.percentile``, linear)."""
-    return np.percentile(prob, np.linspace(0, 1, n_bins + 1) * 100)[1:-1]
+    return np.asarray(np.percentile(prob, np.linspace(0, 1, n_bins + 1) * 100)[1:-1])
 
 
 def bin_ids(prob: np.ndarray, inner_edges: np.ndarray) -> np.ndarray:
