@@ -1161,7 +1161,7 @@ def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
             )
             warnings.warn(msg, UserWarning, stacklevel=3)
         if not np.all(np.isin(y, np.asarray(labels))):
-            undeclared = set(y) - set(labels)
+            undeclared = set(y_true) - set(labels)
             msg = (
                 f"y_true contains values {undeclared} not belonging to the passed labels {labels}."
             )

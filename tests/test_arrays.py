@@ -55,7 +55,7 @@ WARNINGS = {
     "UserWarning": UserWarning,
     "UndefinedMetricWarning": UndefinedMetricWarning,
 }
-RESULT_TYPES = {"float": float, "int": int, "ndarray": np.ndarray}
+RESULT_TYPES = {"float": float, "int": int, "ndarray": np.ndarray, "tuple": tuple}
 
 DENSE = [case for name in corpus.FUNCTIONS for case in corpus.load(name) if not case.is_ragged]
 PER_ROW_FUNCTIONS = {
