@@ -10,6 +10,14 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
+from lodestar_polars._calibration import (
+    brier_score,
+    calibration_curve,
+    expected_calibration_error,
+    group_auc,
+    log_loss,
+    roc_auc,
+)
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
 from lodestar_polars._ir import (
@@ -43,17 +51,23 @@ __all__ = [
     "arrays",
     "average_precision",
     "average_precision_at_k",
+    "brier_score",
+    "calibration_curve",
     "coverage_error",
     "dcg",
     "evaluate",
+    "expected_calibration_error",
+    "group_auc",
     "hit_rate",
     "label_ranking_average_precision",
     "label_ranking_loss",
+    "log_loss",
     "ndcg",
     "precision",
     "r_precision",
     "recall",
     "reciprocal_rank",
+    "roc_auc",
     "top_k_accuracy",
     "trec",
 ]

@@ -304,7 +304,7 @@ def log_loss(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     │ ---  ┆ ---      │
     │ str  ┆ f64      │
     ╞══════╪══════════╡
-    │ a    ┆ 0.198378 │
+    │ a    ┆ 0.197635 │
     │ b    ┆ 0.693147 │
     └──────┴──────────┘
     """
@@ -359,14 +359,14 @@ def brier_score(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     ... )
     >>> df.group_by("user", maintain_order=True).agg(brier=lp.brier_score("click", "prob"))
     shape: (2, 2)
-    ┌──────┬───────┐
-    │ user ┆ brier │
-    │ ---  ┆ ---   │
-    │ str  ┆ f64   │
-    ╞══════╪═══════╡
-    │ a    ┆ 0.0375│
-    │ b    ┆ 0.25  │
-    └──────┴───────┘
+    ┌──────┬────────┐
+    │ user ┆ brier  │
+    │ ---  ┆ ---    │
+    │ str  ┆ f64    │
+    ╞══════╪════════╡
+    │ a    ┆ 0.0375 │
+    │ b    ┆ 0.25   │
+    └──────┴────────┘
     """
     return brier_score_metric(y_true, y_prob).expr()
 
@@ -444,7 +444,7 @@ def expected_calibration_error(
     │ ---      │
     │ f64      │
     ╞══════════╡
-    │ 0.133333 │
+    │ 0.116667 │
     └──────────┘
     """
     return expected_calibration_error_metric(
@@ -587,10 +587,15 @@ def group_auc(
     )
     one_class = pl.col("reason") == ONE_CLASS
     _raise_refused(caller, per_user.filter(pl.col("reason").is_not_null() & ~one_class), keys)
-    scored = per_user.filter(pl.col("auc").is_not_null())
-    w = pl.col("impressions").cast(pl.Float64) if weight == "impressions" else pl.lit(1.0)
+    # in key order: the sum, hence its last bit, does not depend on the group order
+    scored = per_user.filter(pl.col("auc").is_not_null()).sort(keys)
+    if weight == "impressions":
+        w = pl.col("impressions").cast(pl.Float64)
+        mean = (w * pl.col("auc")).sum() / w.sum()
+    else:
+        mean = pl.col("auc").mean()
     return scored.select(
-        group_auc=pl.when(pl.len() > 0).then((w * pl.col("auc")).sum() / w.sum()),
+        group_auc=pl.when(pl.len() > 0).then(mean),
         users=pl.len(),
         skipped_one_class=pl.lit(per_user.height - scored.height, dtype=pl.UInt32),
         impressions=pl.col("impressions").sum().cast(pl.UInt32),
@@ -660,7 +665,7 @@ def calibration_curve(
     >>> df = pl.DataFrame(
     ...     {
     ...         "y": [0, 0, 0, 0, 1, 1, 1, 1, 1],
-    ...         "p": [0.0, 0.1, 0.2, 0.3, 0.65, 0.7, 0.8, 0.9, 1.0],
+    ...         "p": [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0],
     ...     }
     ... )
     >>> lp.calibration_curve(df, "y", "p", n_bins=3)
@@ -670,8 +675,8 @@ def calibration_curve(
     │ --- ┆ ---       ┆ ---       ┆ ---   │
     │ i64 ┆ f64       ┆ f64       ┆ u32   │
     ╞═════╪═══════════╪═══════════╪═══════╡
-    │ 0   ┆ 0.0       ┆ 0.1       ┆ 3     │
-    │ 1   ┆ 0.5       ┆ 0.475     ┆ 2     │
+    │ 0   ┆ 0.0       ┆ 0.2       ┆ 3     │
+    │ 1   ┆ 0.5       ┆ 0.525     ┆ 2     │
     │ 2   ┆ 1.0       ┆ 0.85      ┆ 4     │
     └─────┴───────────┴───────────┴───────┘
     """
