@@ -8,7 +8,9 @@ For each of the eight public functions of lodestar_polars
     coverage_error, label_ranking_loss, label_ranking_average_precision_score,
     reciprocal_rank_score
 
-it writes ``corpus/data/<function>.json``: a list of cases, each holding the exact
+and, since issue 11, roc_auc_score, log_loss, brier_score_loss and calibration_curve
+(drawn from their own ``numpy.random.default_rng(SEED + 11)``, so the first eight files
+did not change), it writes ``corpus/data/<function>.json``: a list of cases, each holding the exact
 keyword arguments, the value scikit-learn 1.9.1 returns for them (or the exception
 it raises, with its exact message), every warning emitted, the per-row values and,
 for binary ``average_precision_score`` cases, the trapezoid ``auc(recall, precision)``

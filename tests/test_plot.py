@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -144,3 +145,14 @@ def test_import_does_not_load_matplotlib() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_every_plot_has_a_section() -> None:
+    """docs/plot.md has a section and a figure for every function of the module."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "plot.md").read_text()
+    for name in plot.__all__:
+        assert f"## {name}" in page, name
+        assert getattr(plot, name).__doc__, name
+    for figure in ("metric_at_k", "per_query", "precision_recall", "calibration", "comparison"):
+        assert f"figures/{figure}.png" in page
+        assert (Path(__file__).resolve().parents[1] / "docs" / "figures" / f"{figure}.png").exists()
