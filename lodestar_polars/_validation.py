@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from typing import Literal, get_args
 
 import numpy as np
@@ -75,8 +76,10 @@ def check_strategy(strategy: object, caller: str) -> BinStrategy:
 
 def check_n_bins(n_bins: object, caller: str) -> int:
     """``n_bins``: an int in [1, inf) (scikit-learn's sentence)."""
-    if _is_int(n_bins) and not isinstance(n_bins, bool) and int(n_bins) >= 1:  # type: ignore[call-overload]
-        return int(n_bins)  # type: ignore[call-overload]
+    if isinstance(n_bins, numbers.Integral) and not isinstance(n_bins, bool):
+        value = operator.index(n_bins)
+        if value >= 1:
+            return value
     msg = (
         f"The 'n_bins' parameter of {caller} must be an int in the range [1, inf). "
         f"Got {n_bins!r} instead."
