@@ -139,7 +139,12 @@ def _ece(truth: pl.Expr, prob: pl.Expr, n_bins: int, strategy: BinStrategy) -> p
     keyed by a value that is not elementwise (the bin of a row), and each
     bin's sums stay exact, as ``np.bincount`` makes them (a cumulative sum
     read at the bin ends would lose the digits of small gaps to the running
-    total).  The cost is one pass per bin.
+    total).  The cost is one pass per bin.  With quantile bins it is more:
+    Polars does not share a subexpression inside ``group_by().agg()``, so
+    every bin's filter sorts the group again for its edges (measured: 63 s
+    for 1e4 groups of 20 rows, against 0.17 s for uniform bins).  Holding the
+    bins once in a struct (``_expr.let``) took 3.3 s but gave wrong values
+    under the lazy engine's optimisations in Polars 2.1.0, so it is not used.
     """
     edges = _inner_edges(prob, n_bins, strategy)
     n = pl.len().cast(pl.Float64)
