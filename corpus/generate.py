@@ -8,7 +8,9 @@ For each of the eight public functions of lodestar_polars
     coverage_error, label_ranking_loss, label_ranking_average_precision_score,
     reciprocal_rank_score
 
-it writes ``corpus/data/<function>.json``: a list of cases, each holding the exact
+and, since issue 11, roc_auc_score, log_loss, brier_score_loss and calibration_curve
+(drawn from their own ``numpy.random.default_rng(SEED + 11)``, so the first eight files
+did not change), it writes ``corpus/data/<function>.json``: a list of cases, each holding the exact
 keyword arguments, the value scikit-learn 1.9.1 returns for them (or the exception
 it raises, with its exact message), every warning emitted, the per-row values and,
 for binary ``average_precision_score`` cases, the trapezoid ``auc(recall, precision)``
@@ -93,15 +95,19 @@ from pathlib import Path
 import numpy as np
 import scipy
 import sklearn
+from sklearn.calibration import calibration_curve
 from sklearn.metrics import (
     auc,
     average_precision_score,
+    brier_score_loss,
     coverage_error,
     dcg_score,
     label_ranking_average_precision_score,
     label_ranking_loss,
+    log_loss,
     ndcg_score,
     precision_recall_curve,
+    roc_auc_score,
     top_k_accuracy_score,
 )
 from sklearn.utils import check_array, check_consistent_length
@@ -165,6 +171,10 @@ FUNCS = {
     "coverage_error": coverage_error,
     "label_ranking_loss": label_ranking_loss,
     "label_ranking_average_precision_score": label_ranking_average_precision_score,
+    "roc_auc_score": roc_auc_score,
+    "log_loss": log_loss,
+    "brier_score_loss": brier_score_loss,
+    "calibration_curve": calibration_curve,
 }
 NP_AVERAGE_FUNCS = {"dcg_score", "ndcg_score", "coverage_error", "label_ranking_loss",
                     "label_ranking_average_precision_score", "top_k_accuracy_score"}
@@ -213,6 +223,8 @@ def quiet(f, kw):
 
 
 def value_and_type(v):
+    if isinstance(v, tuple):  # calibration_curve: (prob_true, prob_pred)
+        return [x.tolist() for x in v], "tuple"
     if isinstance(v, np.ndarray):
         return v.tolist(), "ndarray"
     if type(v) is int:
@@ -1308,6 +1320,238 @@ def rr_random():
         assert lr == c["expected"], (lr, c["expected"])
 
 
+# =========================================================================== AUC and calibration
+#
+# Added with issue 11.  These cases draw from their own generator (SEED + 11), so the
+# files above are byte-identical to what they were before this section existed.
+
+rng11 = np.random.default_rng(SEED + 11)
+
+
+def _prob_row(n, decimals):
+    """Probabilities on a grid (ties, exact 0 and 1 possible) or free (6 decimals)."""
+    return [round(float(x), decimals) for x in rng11.random(n)]
+
+
+def _labels_row(n, p=None):
+    p = float(rng11.uniform(0.15, 0.85)) if p is None else p
+    y = [int(x) for x in (rng11.random(n) < p)]
+    if len(set(y)) < 2:
+        y[0] = 1 - y[0]
+    return y
+
+
+def _weights11(n):
+    return [round(float(x), 4) + 0.05 for x in rng11.random(n) * 3]
+
+
+def roc_auc_fixed():
+    add("roc_auc_score", "docstring-roc-curve", {"y_true": [0, 0, 1, 1], "y_score": [0.1, 0.4, 0.35, 0.8]},
+        ["docstring", "binary"])
+    add("roc_auc_score", "all-tied", {"y_true": [0, 1, 0, 1, 1], "y_score": [0.5] * 5}, ["ties", "binary"])
+    add("roc_auc_score", "tie-across-classes", {"y_true": [0, 1, 1, 0], "y_score": [0.2, 0.5, 0.9, 0.5]},
+        ["ties", "binary"])
+    add("roc_auc_score", "perfect", {"y_true": [0, 0, 1, 1], "y_score": [0.1, 0.2, 0.3, 0.4]}, ["binary"])
+    add("roc_auc_score", "inverted", {"y_true": [1, 1, 0, 0], "y_score": [0.1, 0.2, 0.3, 0.4]}, ["binary"])
+    add("roc_auc_score", "bool-labels", {"y_true": [False, True, True, False, True],
+                                         "y_score": [0.3, 0.3, 0.8, 0.1, 0.2]}, ["binary", "ties"])
+    add("roc_auc_score", "labels-minus-one-one", {"y_true": [-1, 1, 1, -1], "y_score": [0.3, 0.6, 0.2, 0.1]},
+        ["binary", "labels"])
+    add("roc_auc_score", "labels-one-two", {"y_true": [1, 2, 2, 1, 1], "y_score": [3, 5, 1, 2, 0]},
+        ["binary", "labels"])
+    add("roc_auc_score", "string-labels", {"y_true": ["b", "a", "b", "a"], "y_score": [0.9, 0.2, 0.4, 0.6]},
+        ["binary", "strings"])
+    add("roc_auc_score", "negative-scores", {"y_true": [0, 1, 0, 1, 0], "y_score": [-3.5, 2.0, -0.5, 0.0, 1.5]},
+        ["binary"])
+    add("roc_auc_score", "monotone-sigmoid", {"y_true": [0, 1, 0, 1, 0],
+                                              "y_score": [float(1 / (1 + math.exp(-v)))
+                                                          for v in [-3.5, 2.0, -0.5, 0.0, 1.5]]},
+        ["binary", "monotone"])
+    add("roc_auc_score", "one-class-positive", {"y_true": [1, 1, 1], "y_score": [0.2, 0.5, 0.1]},
+        ["degenerate", "binary"])
+    add("roc_auc_score", "one-class-negative", {"y_true": [0, 0], "y_score": [0.2, 0.5]},
+        ["degenerate", "binary"])
+    add("roc_auc_score", "weights", {"y_true": [0, 1, 1, 0, 1], "y_score": [0.1, 0.4, 0.4, 0.8, 0.9],
+                                     "sample_weight": [1.0, 2.0, 0.5, 3.0, 1.0]}, ["weights", "ties"])
+    add("roc_auc_score", "zero-weight-dropped", {"y_true": [0, 1, 1, 0], "y_score": [0.1, 0.4, 0.2, 0.8],
+                                                 "sample_weight": [1.0, 1.0, 0.0, 1.0]}, ["weights"])
+    for mf in (0.1, 0.25, 0.5, 0.8, 1.0, 1):
+        add("roc_auc_score", f"max-fpr-{mf!r}", {"y_true": [0, 0, 1, 1, 0, 1, 0],
+                                                 "y_score": [0.1, 0.4, 0.35, 0.8, 0.6, 0.6, 0.2],
+                                                 "max_fpr": mf}, ["max_fpr", "ties"])
+    add("roc_auc_score", "max-fpr-weights", {"y_true": [0, 1, 1, 0, 1], "y_score": [0.1, 0.4, 0.4, 0.8, 0.9],
+                                             "sample_weight": [1.0, 2.0, 0.5, 3.0, 1.0], "max_fpr": 0.3},
+        ["weights", "max_fpr"])
+    add("roc_auc_score", "column-vector", {"y_true": [[0], [1], [1], [0]], "y_score": [[0.2], [0.3], [0.9], [0.1]]},
+        ["binary"])
+    # errors
+    add("roc_auc_score", "error-nan-score", {"y_true": [0, 1], "y_score": [NAN, 0.2]}, ["non-finite"])
+    add("roc_auc_score", "error-inf-score", {"y_true": [0, 1], "y_score": [INF, 0.2]}, ["non-finite"])
+    add("roc_auc_score", "error-lengths", {"y_true": [0, 1, 1], "y_score": [0.1, 0.2]}, [])
+    add("roc_auc_score", "error-max-fpr-0", {"y_true": [0, 1], "y_score": [0.1, 0.2], "max_fpr": 0}, ["param"])
+    add("roc_auc_score", "error-max-fpr-big", {"y_true": [0, 1], "y_score": [0.1, 0.2], "max_fpr": 1.5},
+        ["param"])
+    add("roc_auc_score", "error-average", {"y_true": [0, 1], "y_score": [0.1, 0.2], "average": "x"},
+        ["param", "hash-dependent"])
+    add("roc_auc_score", "error-multi-class-option", {"y_true": [0, 1], "y_score": [0.1, 0.2],
+                                                      "multi_class": "x"}, ["param", "hash-dependent"])
+    add("roc_auc_score", "error-multiclass-raise", {"y_true": [0, 1, 2], "y_score": [0.1, 0.2, 0.3]},
+        ["multiclass", "format"])
+    add("roc_auc_score", "error-multiclass-max-fpr", {"y_true": [0, 1, 2], "y_score": [0.1, 0.2, 0.3],
+                                                      "max_fpr": 0.5}, ["multiclass"])
+    add("roc_auc_score", "error-2d-score", {"y_true": [0, 1, 1, 0], "y_score": [[0.1, 0.9], [0.2, 0.8],
+                                                                               [0.3, 0.7], [0.4, 0.6]]},
+        ["format"])
+    add("roc_auc_score", "error-zero-weights", {"y_true": [0, 1], "y_score": [0.1, 0.2],
+                                                "sample_weight": [0.0, 0.0]}, ["weights"])
+
+
+def roc_auc_random():
+    for i in range(40):
+        n = int(rng11.integers(2, 40))
+        y = _labels_row(n)
+        s = _prob_row(n, int(rng11.integers(1, 4)) if rng11.random() < 0.6 else 6)
+        kw = {"y_true": y, "y_score": s}
+        tags = {"random", "binary"} | ({"ties"} if has_ties(s) else set())
+        if i % 4 == 1:
+            kw["sample_weight"] = _weights11(n)
+            tags.add("weights")
+        if i % 5 == 2:
+            kw["max_fpr"] = round(float(rng11.uniform(0.05, 1.0)), 3)
+            tags.add("max_fpr")
+        add("roc_auc_score", f"random-auc-{i:02d}", kw, tags)
+
+
+def proba_fixed():
+    for fname in ("log_loss", "brier_score_loss"):
+        add(fname, "docstring-binary", {"y_true": [0, 1, 1, 0], "y_proba": [0.1, 0.9, 0.8, 0.3]},
+            ["docstring", "binary"])
+        add(fname, "clipped-0-and-1", {"y_true": [0, 1, 1, 0], "y_proba": [0.0, 1.0, 0.0, 1.0]},
+            ["binary", "degenerate"])
+        add(fname, "exact-hits", {"y_true": [0, 1, 1, 0], "y_proba": [0.0, 1.0, 1.0, 0.0]}, ["binary"])
+        add(fname, "tiny-probabilities", {"y_true": [1, 0, 1, 0], "y_proba": [1e-20, 1 - 1e-17, 3e-16, 0.5]},
+            ["binary", "degenerate"])
+        add(fname, "constant-half", {"y_true": [0, 1, 1, 0, 1], "y_proba": [0.5] * 5}, ["binary"])
+        add(fname, "bool-labels", {"y_true": [True, False, True], "y_proba": [0.7, 0.2, 0.4]}, ["binary"])
+        add(fname, "weights", {"y_true": [0, 1, 1, 0], "y_proba": [0.1, 0.9, 0.8, 0.3],
+                               "sample_weight": [1.0, 0.5, 2.0, 0.25]}, ["weights", "binary"])
+        add(fname, "multiclass", {"y_true": ["eggs", "ham", "spam"],
+                                  "y_proba": [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.2, 0.2, 0.6]]},
+            ["docstring", "multiclass", "strings"])
+        add(fname, "two-columns", {"y_true": [0, 1, 1], "y_proba": [[0.8, 0.2], [0.3, 0.7], [0.6, 0.4]]},
+            ["binary"])
+        add(fname, "error-above-one", {"y_true": [0, 1], "y_proba": [0.1, 1.2]}, ["param"])
+        add(fname, "error-below-zero", {"y_true": [0, 1], "y_proba": [-0.1, 0.2]}, ["param"])
+        add(fname, "error-nan", {"y_true": [0, 1], "y_proba": [NAN, 0.2]}, ["non-finite"])
+        add(fname, "error-lengths", {"y_true": [0, 1, 1], "y_proba": [0.1, 0.2]}, [])
+    add("log_loss", "docstring-multiclass", {"y_true": ["spam", "ham", "ham", "spam"],
+                                             "y_proba": [[0.1, 0.9], [0.9, 0.1], [0.8, 0.2], [0.35, 0.65]]},
+        ["docstring", "strings"])
+    add("log_loss", "one-class-with-labels", {"y_true": [1, 1, 1], "y_proba": [0.9, 0.6, 0.2],
+                                              "labels": [0, 1]}, ["binary", "labels", "degenerate"])
+    add("log_loss", "normalize-false", {"y_true": [0, 1, 1, 0], "y_proba": [0.1, 0.9, 0.8, 0.3],
+                                        "normalize": False}, ["normalize", "binary"])
+    add("log_loss", "normalize-false-weights", {"y_true": [0, 1, 1, 0], "y_proba": [0.1, 0.9, 0.8, 0.3],
+                                                "normalize": False, "sample_weight": [1.0, 0.5, 2.0, 0.25]},
+        ["normalize", "weights", "binary"])
+    add("log_loss", "rows-not-summing-to-one", {"y_true": [0, 1, 2], "y_proba": [[0.5, 0.1, 0.1],
+                                                                              [0.2, 0.7, 0.1],
+                                                                              [0.2, 0.2, 0.6]]},
+        ["multiclass"])
+    add("log_loss", "error-one-class", {"y_true": [1, 1], "y_proba": [0.9, 0.6]}, ["degenerate"])
+    add("log_loss", "error-normalize", {"y_true": [0, 1], "y_proba": [0.1, 0.6], "normalize": 1}, ["param"])
+    add("log_loss", "error-label-missing", {"y_true": [0, 2], "y_proba": [0.1, 0.6], "labels": [0, 1]},
+        ["labels"])
+    add("log_loss", "error-classes-columns", {"y_true": [0, 1, 2], "y_proba": [[0.2, 0.8], [0.3, 0.7],
+                                                                             [0.6, 0.4]]}, ["multiclass"])
+    add("brier_score_loss", "docstring-pos-label", {"y_true": ["spam", "ham", "ham", "spam"],
+                                                    "y_proba": [0.1, 0.9, 0.8, 0.3], "pos_label": "ham"},
+        ["docstring", "strings", "pos_label"])
+    add("brier_score_loss", "one-class", {"y_true": [1, 1], "y_proba": [0.5, 0.2]}, ["binary", "degenerate"])
+    add("brier_score_loss", "labels-one-two", {"y_true": [1, 2, 2, 1], "y_proba": [0.5, 0.2, 0.9, 0.1]},
+        ["binary", "labels"])
+    add("brier_score_loss", "pos-label-zero", {"y_true": [0, 1, 1, 0], "y_proba": [0.1, 0.9, 0.8, 0.3],
+                                               "pos_label": 0}, ["binary", "pos_label"])
+    add("brier_score_loss", "multiclass-unscaled", {"y_true": ["eggs", "ham", "spam"],
+                                                    "y_proba": [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1],
+                                                                [0.2, 0.2, 0.6]],
+                                                    "scale_by_half": True}, ["multiclass"])
+    add("brier_score_loss", "binary-unscaled", {"y_true": [0, 1, 1, 0], "y_proba": [0.1, 0.9, 0.8, 0.3],
+                                                "scale_by_half": False}, ["binary"])
+    add("brier_score_loss", "error-multiclass-1d", {"y_true": [0, 1, 2], "y_proba": [0.1, 0.2, 0.3]},
+        ["format", "multiclass"])
+    add("brier_score_loss", "error-strings-no-pos-label", {"y_true": ["a", "b"], "y_proba": [0.1, 0.2]},
+        ["strings", "pos_label"])
+
+
+def proba_random():
+    for fname in ("log_loss", "brier_score_loss"):
+        for i in range(30):
+            n = int(rng11.integers(2, 40))
+            y = _labels_row(n)
+            p = _prob_row(n, int(rng11.integers(1, 4)) if rng11.random() < 0.5 else 6)
+            kw = {"y_true": y, "y_proba": p}
+            tags = {"random", "binary"}
+            if i % 4 == 1:
+                kw["sample_weight"] = _weights11(n)
+                tags.add("weights")
+            add(fname, f"random-{i:02d}", kw, tags)
+        for i in range(6):
+            n, k = int(rng11.integers(4, 25)), int(rng11.integers(3, 6))
+            y = [int(v) for v in rng11.permutation(np.resize(np.arange(k), n))]
+            m = rng11.random((n, k))
+            m = (m / m.sum(axis=1, keepdims=True)).tolist()
+            add(fname, f"random-multiclass-{i:02d}", {"y_true": y, "y_proba": m}, ["random", "multiclass"])
+
+
+def calibration_fixed():
+    f = "calibration_curve"
+    dy, dp = [0, 0, 0, 0, 1, 1, 1, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0]
+    add(f, "docstring", {"y_true": dy, "y_prob": dp, "n_bins": 3}, ["docstring"])
+    add(f, "docstring-quantile", {"y_true": dy, "y_prob": dp, "n_bins": 3, "strategy": "quantile"},
+        ["docstring", "quantile"])
+    add(f, "default-bins", {"y_true": dy, "y_prob": dp}, [])
+    edges = [0.0, 0.2, 0.2, 0.4, 0.6, 0.6000000000000001, 0.8, 1.0, 0.19999999999999998]
+    add(f, "on-the-edges", {"y_true": [0, 1, 0, 1, 1, 0, 1, 1, 0], "y_prob": edges}, ["edges"])
+    add(f, "on-the-edges-10", {"y_true": [0, 1, 0, 1, 1, 0, 1, 1, 0], "y_prob": edges, "n_bins": 10},
+        ["edges"])
+    add(f, "one-bin", {"y_true": [0, 1, 1, 0], "y_prob": [0.1, 0.9, 0.8, 0.3], "n_bins": 1}, [])
+    add(f, "one-bin-quantile", {"y_true": [0, 1, 1, 0], "y_prob": [0.1, 0.9, 0.8, 0.3], "n_bins": 1,
+                                "strategy": "quantile"}, ["quantile"])
+    add(f, "more-bins-than-rows", {"y_true": [0, 1, 1], "y_prob": [0.1, 0.5, 0.55], "n_bins": 20}, [])
+    add(f, "quantile-duplicates", {"y_true": [0, 1, 1, 0, 1, 0], "y_prob": [0.5, 0.5, 0.5, 0.5, 0.9, 0.1],
+                                   "n_bins": 4, "strategy": "quantile"}, ["quantile", "ties"])
+    add(f, "quantile-many-bins", {"y_true": [0, 1, 1, 0, 1], "y_prob": [0.3, 0.6, 0.6, 0.2, 0.7],
+                                  "n_bins": 7, "strategy": "quantile"}, ["quantile", "ties"])
+    add(f, "one-class", {"y_true": [1, 1, 1], "y_prob": [0.2, 0.7, 0.9]}, ["degenerate"])
+    add(f, "bool-labels", {"y_true": [True, False, True, False], "y_prob": [0.8, 0.3, 0.6, 0.5]}, [])
+    add(f, "labels-minus-one-one", {"y_true": [1, -1, 1, -1], "y_prob": [0.8, 0.3, 0.6, 0.5]}, ["labels"])
+    add(f, "pos-label-string", {"y_true": ["a", "b", "b"], "y_prob": [0.2, 0.7, 0.4], "pos_label": "b"},
+        ["strings", "pos_label"])
+    add(f, "error-outside", {"y_true": [0, 1], "y_prob": [0.1, 1.2]}, [])
+    add(f, "error-negative", {"y_true": [0, 1], "y_prob": [-0.1, 0.2]}, [])
+    add(f, "error-n-bins-0", {"y_true": [0, 1], "y_prob": [0.1, 0.2], "n_bins": 0}, ["param"])
+    add(f, "error-n-bins-float", {"y_true": [0, 1], "y_prob": [0.1, 0.2], "n_bins": 2.0}, ["param"])
+    add(f, "error-strategy", {"y_true": [0, 1], "y_prob": [0.1, 0.2], "strategy": "x"},
+        ["param", "hash-dependent"])
+    add(f, "error-three-labels", {"y_true": [0, 1, 2], "y_prob": [0.1, 0.2, 0.3], "pos_label": 1}, ["format"])
+    add(f, "error-strings-no-pos-label", {"y_true": ["a", "b"], "y_prob": [0.1, 0.2]}, ["strings"])
+    add(f, "error-lengths", {"y_true": [0, 1, 1], "y_prob": [0.1, 0.2]}, [])
+
+
+def calibration_random():
+    for i in range(40):
+        n = int(rng11.integers(2, 60))
+        y = _labels_row(n)
+        p = _prob_row(n, int(rng11.integers(1, 3)) if rng11.random() < 0.5 else 6)
+        kw = {"y_true": y, "y_prob": p, "n_bins": int(rng11.integers(1, 16))}
+        tags = {"random"}
+        if i % 2:
+            kw["strategy"] = "quantile"
+            tags.add("quantile")
+        add("calibration_curve", f"random-{i:02d}", kw, tags)
+
+
 # =========================================================================== main
 
 
@@ -1322,6 +1566,12 @@ def main():
     ap_random()
     rr_fixed()
     rr_random()
+    roc_auc_fixed()
+    roc_auc_random()
+    proba_fixed()
+    proba_random()
+    calibration_fixed()
+    calibration_random()
 
     DATA.mkdir(parents=True, exist_ok=True)
     counts, total = {}, 0

@@ -10,6 +10,14 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
+from lodestar_polars._calibration import (
+    brier_score,
+    calibration_curve,
+    expected_calibration_error,
+    group_auc,
+    log_loss,
+    roc_auc,
+)
 from lodestar_polars._comparability import (
     ComparabilityState,
     fit_comparability,
@@ -52,13 +60,18 @@ __all__ = [
     "arrays",
     "average_precision",
     "average_precision_at_k",
+    "brier_score",
+    "calibration_curve",
     "coverage_error",
     "dcg",
     "evaluate",
+    "expected_calibration_error",
     "fit_comparability",
+    "group_auc",
     "hit_rate",
     "label_ranking_average_precision",
     "label_ranking_loss",
+    "log_loss",
     "ndcg",
     "precision",
     "r_precision",
@@ -66,6 +79,7 @@ __all__ = [
     "recall",
     "reciprocal_rank",
     "report_html",
+    "roc_auc",
     "top_k",
     "top_k_accuracy",
     "transform_for_objective",

@@ -128,9 +128,15 @@ def empty_check() -> Check:
     return Check(pl.len() == 0, pl.lit("the group has no rows."))
 
 
-def input_checks(y_true: pl.Expr, y_score: pl.Expr) -> tuple[Check, ...]:
-    """The checks every metric makes first: a non-empty group of finite values."""
-    return (empty_check(), *finite_checks(y_true, "y_true"), *finite_checks(y_score, "y_score"))
+def input_checks(
+    y_true: pl.Expr, y_score: pl.Expr, *, score_role: str = "y_score"
+) -> tuple[Check, ...]:
+    """The checks every metric makes first: a non-empty group of finite values.
+
+    ``score_role`` names the second input in the sentences (``"y_prob"`` for
+    the probability metrics).
+    """
+    return (empty_check(), *finite_checks(y_true, "y_true"), *finite_checks(y_score, score_role))
 
 
 def binary_check(y_true: pl.Expr, caller: str) -> Check:

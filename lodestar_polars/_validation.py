@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Sequence
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -84,5 +86,41 @@ def check_bool(value: object, name: str, caller: str) -> bool:
     msg = (
         f"The {name!r} parameter of {caller} must be an instance of 'bool' or an instance "
         f"of 'numpy.bool'. Got {value!r} instead."
+    )
+    raise InvalidParameterError(msg)
+
+
+BinStrategy = Literal["uniform", "quantile"]
+"""How calibration bins are cut: equal widths on [0, 1], or at quantiles of the probabilities."""
+
+# the set as scikit-learn 1.9.1 prints it under PYTHONHASHSEED=0 (its order follows hashing)
+_STRATEGIES = "{'quantile', 'uniform'}"
+
+ROC_AUC_ONE_CLASS = (
+    "Only one class is present in y_true. ROC AUC score is not defined in that case."
+)
+"""scikit-learn's warning for an AUC over one class (it returns NaN there)."""
+
+
+def check_strategy(strategy: object, caller: str) -> BinStrategy:
+    """``strategy``: ``"uniform"`` or ``"quantile"`` (scikit-learn's sentence)."""
+    if isinstance(strategy, str) and strategy in get_args(BinStrategy):
+        return strategy  # type: ignore[return-value]
+    msg = (
+        f"The 'strategy' parameter of {caller} must be a str among {_STRATEGIES}. "
+        f"Got {strategy!r} instead."
+    )
+    raise InvalidParameterError(msg)
+
+
+def check_n_bins(n_bins: object, caller: str) -> int:
+    """``n_bins``: an int in [1, inf) (scikit-learn's sentence)."""
+    if isinstance(n_bins, numbers.Integral) and not isinstance(n_bins, bool):
+        value = operator.index(n_bins)
+        if value >= 1:
+            return value
+    msg = (
+        f"The 'n_bins' parameter of {caller} must be an int in the range [1, inf). "
+        f"Got {n_bins!r} instead."
     )
     raise InvalidParameterError(msg)

@@ -30,12 +30,23 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import numpy as np
 
+from lodestar_polars._core.calibration import (
+    bin_ids,
+    binary_clf_counts,
+    brier_row,
+    log_loss_row,
+    quantile_edges,
+    roc_points,
+    trapezoid,
+    uniform_edges,
+)
 from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
 from lodestar_polars._core.label_ranking import (
     average_precision_segments,
@@ -64,20 +75,32 @@ from lodestar_polars._sklearn_compat import (
     check_pos_label,
     check_sample_weight,
     column_or_1d,
+    num_samples,
     type_of_target,
 )
 from lodestar_polars._sklearn_compat import average as np_average
-from lodestar_polars._validation import check_bool, check_k, check_log_base
-from lodestar_polars.exceptions import undefined_metric_warning
+from lodestar_polars._validation import (
+    ROC_AUC_ONE_CLASS,
+    check_bool,
+    check_k,
+    check_log_base,
+    check_n_bins,
+    check_strategy,
+)
+from lodestar_polars.exceptions import InvalidParameterError, undefined_metric_warning
 
 __all__ = [
     "average_precision_score",
+    "brier_score_loss",
+    "calibration_curve",
     "coverage_error",
     "dcg_score",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
+    "log_loss",
     "ndcg_score",
     "reciprocal_rank_score",
+    "roc_auc_score",
     "top_k_accuracy_score",
 ]
 
@@ -1072,3 +1095,564 @@ def reciprocal_rank_score(
         relevant, y_score.reshape(-1), length, k=cut, ignore_ties=ignore_ties
     )
     return float(np_average(per_row, sample_weight))
+
+
+# --------------------------------------------------------------------------- AUC and calibration
+
+_MULTI_CLASS_OPTIONS = "{'ovo', 'raise', 'ovr'}"  # as scikit-learn prints it under PYTHONHASHSEED=0
+
+
+def _check_pos_label_consistency(pos_label: Any, y_true: np.ndarray) -> Any:
+    """scikit-learn's ``_check_pos_label_consistency``: infer 1 for {0, 1} / {-1, 1} labels."""
+    if pos_label is not None:
+        return pos_label
+    classes = np.unique(y_true)
+    allowed = ([0, 1], [-1, 1], [0], [-1], [1])
+    if (
+        classes.dtype.kind in "OUS"
+        or classes.shape[0] > 2
+        or not any(
+            classes.shape[0] == len(a) and bool(np.all(classes == np.asarray(a))) for a in allowed
+        )
+    ):
+        classes_repr = ", ".join(repr(c) for c in classes.tolist())
+        msg = (
+            f"y_true takes value in {{{classes_repr}}} and pos_label is not "
+            "specified: either make y_true take value in {0, 1} or "
+            "{-1, 1} or pass pos_label explicitly."
+        )
+        raise ValueError(msg)
+    return 1
+
+
+def _check_probability_range(y_prob: np.ndarray, below: str) -> None:
+    if np.max(y_prob) > 1:
+        msg = f"y_prob contains values greater than 1: {np.max(y_prob)}"
+        raise ValueError(msg)
+    if np.min(y_prob) < 0:
+        msg = f"y_prob contains values {below} than 0: {np.min(y_prob)}"
+        raise ValueError(msg)
+
+
+def _as_float_probabilities(y_proba: Any) -> np.ndarray:
+    """``check_array(y_proba, ensure_2d=False, dtype=float)``: float64 unless float32 already."""
+    array = check_array(y_proba, ensure_2d=False)
+    return array if array.dtype.kind == "f" else array.astype(np.float64)
+
+
+def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's ``_one_hot_encoding_multiclass_target``: ``(one_hot, classes)``.
+
+    The classes are sorted (``LabelBinarizer``); two classes give the two
+    columns ``(1 - t, t)``.
+    """
+    y = column_or_1d(y_true)
+    if labels is not None:
+        classes = np.unique(np.asarray(labels))
+        if not (classes.shape == np.shape(labels) and np.all(classes == np.asarray(labels))):
+            msg = (
+                f"Labels passed were {labels}. But this function "
+                "assumes labels are ordered lexicographically. "
+                f"Pass the ordered labels={classes.tolist()} and ensure that "
+                "the columns of y_prob correspond to this ordering."
+            )
+            warnings.warn(msg, UserWarning, stacklevel=3)
+        if not np.all(np.isin(y, np.asarray(labels))):
+            undeclared = set(y_true) - set(labels)
+            msg = (
+                f"y_true contains values {undeclared} not belonging to the passed labels {labels}."
+            )
+            raise ValueError(msg)
+    else:
+        classes = np.unique(y)
+    if classes.shape[0] == 1:
+        if labels is None:
+            msg = (
+                f"y_true contains only one label ({classes[0]}). Please provide the list of all "
+                "expected class labels explicitly through the labels argument."
+            )
+        else:
+            msg = f"The labels array needs to contain at least two labels, got {classes}."
+        raise ValueError(msg)
+    one_hot = (y[:, np.newaxis] == classes[np.newaxis, :]).astype(np.int64)
+    return one_hot, classes
+
+
+def _probability_matrix(
+    y_true: Any, y_proba: np.ndarray, sample_weight: Any, labels: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's ``_validate_multiclass_probabilistic_prediction``."""
+    _check_probability_range(y_proba, "lower")
+    check_consistent_length(y_proba, y_true, sample_weight)
+    if sample_weight is not None:
+        check_sample_weight(np.asarray(sample_weight), num_samples(y_proba))
+    one_hot, classes = _one_hot(y_true, labels)
+    if y_proba.ndim == 1:
+        y_proba = y_proba[:, np.newaxis]
+    if y_proba.shape[1] == 1:
+        y_proba = np.concatenate([1 - y_proba, y_proba], axis=1)
+    eps = np.finfo(y_proba.dtype).eps
+    if not np.all(np.isclose(np.sum(y_proba, axis=1), 1, rtol=np.sqrt(eps))):
+        msg = "The y_prob values do not sum to one. Make sure to pass probabilities."
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    if classes.shape[0] != y_proba.shape[1]:
+        if labels is None:
+            msg = (
+                "y_true and y_prob contain different number of classes: "
+                f"{one_hot.shape[1]} vs {y_proba.shape[1]}. Please provide the true labels "
+                "explicitly through the labels argument. Classes found in "
+                f"y_true: {classes}"
+            )
+        else:
+            msg = (
+                "The number of classes in labels is different from that in y_prob. "
+                f"Classes found in labels: {classes}"
+            )
+        raise ValueError(msg)
+    return one_hot, y_proba
+
+
+def _binary_roc_auc(
+    positive: np.ndarray, y_score: Any, sample_weight: Any, max_fpr: float | None
+) -> float:
+    """scikit-learn's ``_binary_roc_auc_score`` on 0/1 labels: ``roc_curve``, then the area."""
+    if np.unique(positive).shape[0] != 2:
+        warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=3)
+        return float("nan")
+    check_consistent_length(positive, y_score, sample_weight)
+    positive = column_or_1d(positive)
+    score = column_or_1d(y_score)
+    assert_all_finite(positive)
+    assert_all_finite(score)
+    weight = None
+    if sample_weight is not None:
+        weight = check_sample_weight(column_or_1d(sample_weight), positive.shape[0])
+        keep = weight != 0
+        positive, score, weight = positive[keep], score[keep], weight[keep]
+    fps, tps, _ = binary_clf_counts(positive.astype(bool), score.astype(np.float64), weight)
+    fps, tps = roc_points(fps, tps)
+    fpr = fps / fps[-1] if fps[-1] > 0 else np.full(fps.shape, np.nan)
+    tpr = tps / tps[-1] if tps[-1] > 0 else np.full(tps.shape, np.nan)
+    if fps[-1] <= 0:
+        msg = "No negative samples in y_true, false positive value should be meaningless"
+        warnings.warn(msg, undefined_metric_warning(), stacklevel=3)
+    if tps[-1] <= 0:
+        msg = "No positive samples in y_true, true positive value should be meaningless"
+        warnings.warn(msg, undefined_metric_warning(), stacklevel=3)
+    if max_fpr is None or max_fpr == 1:
+        return trapezoid(tpr, fpr)
+    stop = int(np.searchsorted(fpr, max_fpr, "right"))
+    tpr = np.append(
+        tpr[:stop], np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1])
+    )
+    fpr = np.append(fpr[:stop], max_fpr)
+    partial = trapezoid(tpr, fpr)
+    min_area = 0.5 * max_fpr**2
+    return float(0.5 * (1 + (partial - min_area) / (max_fpr - min_area)))
+
+
+@_binds_like_sklearn
+def roc_auc_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    average: str | None = "macro",
+    sample_weight: Any = None,
+    max_fpr: float | None = None,
+    multi_class: str = "raise",
+    labels: Any = None,
+) -> float:
+    r"""Area under the ROC curve, as ``sklearn.metrics.roc_auc_score`` for a binary target.
+
+    The trapezoidal area under ``roc_curve``: the share of (positive,
+    negative) pairs the score orders correctly, a tie counting one half.
+    ``max_fpr`` gives the McClish-standardised partial AUC over
+    ``[0, max_fpr]``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels; the greater of the two labels is the positive one.
+    y_score : array-like of shape (n_samples,)
+        Target scores (probabilities or decision values).
+    average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
+        Checked, and ignored for a binary target (as in scikit-learn).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    max_fpr : float in (0, 1], default=None
+        Cut the curve at this false-positive rate (partial AUC).
+    multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
+        Checked; a multiclass target is not supported here.
+    labels : array-like, default=None
+        Checked; only read by scikit-learn's multiclass path.
+
+    Returns
+    -------
+    auc : float
+        The area; NaN (with an ``UndefinedMetricWarning``) when ``y_true``
+        holds one class.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its domain (scikit-learn's sentence).
+    ValueError
+        NaN or infinite input, inconsistent lengths, a 2-D ``y_score``, all
+        sample weights zero; a multiclass target (scikit-learn's
+        ``multi_class`` sentences, or "not supported" for ``'ovr'`` and
+        ``'ovo'``) and a multilabel one: unlike scikit-learn, this function
+        scores binary targets only.
+
+    Warns
+    -----
+    UndefinedMetricWarning
+        ``y_true`` holds one class: the AUC is NaN.
+
+    See Also
+    --------
+    lodestar_polars.roc_auc : the same per group of a long Polars frame.
+    lodestar_polars.group_auc : the impression-weighted mean of per-user AUC.
+
+    Examples
+    --------
+    >>> from lodestar_polars.arrays import roc_auc_score
+    >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], max_fpr=0.5)
+    0.666666666666...
+    """
+    caller = "roc_auc_score"
+    check_array_like(y_true, "y_true", caller)
+    check_array_like(y_score, "y_score", caller)
+    check_average(average, caller)
+    check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
+    if max_fpr is not None and not (
+        isinstance(max_fpr, numbers.Real) and not isinstance(max_fpr, bool) and 0 < max_fpr <= 1
+    ):
+        msg = (
+            f"The 'max_fpr' parameter of {caller} must be a float in the range (0.0, 1.0] or "
+            f"None. Got {max_fpr!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    if not (isinstance(multi_class, str) and multi_class in ("raise", "ovr", "ovo")):
+        msg = (
+            f"The 'multi_class' parameter of {caller} must be a str among "
+            f"{_MULTI_CLASS_OPTIONS}. Got {multi_class!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    check_array_like(labels, "labels", caller, allow_none=True)
+    y_type = type_of_target(y_true, input_name="y_true")
+    y_true = check_array(y_true, ensure_2d=False, numeric=False)
+    y_score = check_array(y_score, ensure_2d=False)
+    if sample_weight is not None:
+        sample_weight = column_or_1d(sample_weight)
+    if y_type == "multiclass" or (
+        y_type == "binary" and y_score.ndim == 2 and y_score.shape[1] > 2
+    ):
+        if max_fpr is not None and max_fpr != 1.0:
+            msg = (
+                "Partial AUC computation not available in multiclass setting, 'max_fpr' must be"
+                f" set to `None`, received `max_fpr={max_fpr}` instead"
+            )
+            raise ValueError(msg)
+        if multi_class == "raise":
+            msg = "multi_class must be in ('ovo', 'ovr')"
+            raise ValueError(msg)
+        msg = (
+            f"lodestar_polars.arrays.roc_auc_score scores a binary y_true only; "
+            f"multi_class={multi_class!r} on a multiclass target is not supported"
+        )
+        raise ValueError(msg)
+    if y_type != "binary":
+        msg = (
+            f"lodestar_polars.arrays.roc_auc_score scores a binary y_true only; "
+            f"a {y_type} target is not supported"
+        )
+        raise ValueError(msg)
+    classes = np.unique(y_true)
+    positive = (y_true == classes[-1]) if classes.shape[0] == 2 else np.zeros(y_true.shape)
+    return _binary_roc_auc(positive.astype(np.int64), y_score, sample_weight, max_fpr)
+
+
+@_binds_like_sklearn
+def log_loss(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    normalize: bool = True,
+    sample_weight: Any = None,
+    labels: Any = None,
+) -> float:
+    r"""Log loss (cross-entropy), as ``sklearn.metrics.log_loss``.
+
+    .. math:: -\frac{1}{n} \sum_i \sum_k y_{ik} \ln p_{ik}
+
+    with the probabilities clipped to ``[eps, 1 - eps]`` (``eps`` the
+    machine epsilon of their dtype).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels; their sorted distinct values are the classes (or
+        ``labels``).
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Predicted probabilities: of the greater class for a 1-D array, of
+        each sorted class for a matrix.
+    normalize : bool, default=True
+        The mean per sample; ``False`` gives the sum.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    labels : array-like, default=None
+        The classes, when ``y_true`` does not hold every one.
+
+    Returns
+    -------
+    loss : float
+        The log loss; 0 is perfect.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its domain (scikit-learn's sentence).
+    ValueError
+        Probabilities above 1 or below 0, NaN or infinite input, one class
+        without ``labels``, a ``y_true`` value missing from ``labels``,
+        classes and columns that do not match, inconsistent lengths.
+
+    Warns
+    -----
+    UserWarning
+        The rows of ``y_proba`` do not sum to one, or ``labels`` are not sorted.
+
+    See Also
+    --------
+    lodestar_polars.log_loss : the same per group of a long Polars frame.
+
+    Notes
+    -----
+    scikit-learn 1.9's deprecated ``y_pred`` argument is not offered: pass
+    ``y_proba``.
+
+    Examples
+    --------
+    >>> from lodestar_polars.arrays import log_loss
+    >>> log_loss(["spam", "ham", "ham", "spam"], [[0.1, 0.9], [0.9, 0.1], [0.8, 0.2], [0.35, 0.65]])
+    0.216161...
+    >>> log_loss([1, 1], [0.9, 0.6], labels=[0, 1])
+    0.308093...
+    """
+    caller = "log_loss"
+    check_array_like(y_true, "y_true", caller)
+    check_array_like(y_proba, "y_proba", caller)
+    normalize = check_bool(normalize, "normalize", caller)
+    check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
+    check_array_like(labels, "labels", caller, allow_none=True)
+    proba = _as_float_probabilities(y_proba)
+    one_hot, matrix = _probability_matrix(y_true, proba, sample_weight, labels)
+    if proba.ndim == 1 and proba.dtype == np.float64:
+        loss = log_loss_row(one_hot[:, 1].astype(np.float64), proba)
+    else:
+        eps = np.finfo(matrix.dtype).eps
+        clipped = np.clip(matrix, eps, 1 - eps)
+        loss = -np.sum(np.where(one_hot != 0, one_hot * np.log(clipped), 0.0), axis=1)
+    if normalize:
+        return float(np_average(loss, sample_weight))
+    if sample_weight is not None:
+        return float(np.dot(loss, sample_weight))
+    return float(np.sum(loss))
+
+
+@_binds_like_sklearn
+def brier_score_loss(
+    y_true: Any,
+    y_proba: Any,
+    *,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    labels: Any = None,
+    scale_by_half: bool | str = "auto",
+) -> float:
+    r"""Brier score loss, as ``sklearn.metrics.brier_score_loss``.
+
+    .. math:: \frac{1}{n} \sum_i \sum_k (y_{ik} - p_{ik})^2
+
+    halved for two classes (``scale_by_half="auto"``), so that the binary
+    score is the mean of ``(y - p) ** 2``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+    y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Probabilities of the positive class (1-D), or of each sorted class.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Sample weights.
+    pos_label : int, float, bool or str, default=None
+        The positive class of a binary target: 1 for {0, 1} or {-1, 1}
+        labels, else the greater label (string labels need it).
+    labels : array-like, default=None
+        The classes of a multiclass target, when ``y_true`` lacks some.
+    scale_by_half : bool or "auto", default="auto"
+        Halve the score; ``"auto"`` halves it for at most two classes.
+
+    Returns
+    -------
+    score : float
+        The Brier score; 0 is perfect.
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its domain (scikit-learn's sentence).
+    ValueError
+        Probabilities above 1 or below 0, NaN or infinite input, a 1-D
+        ``y_proba`` for a multiclass target, string labels without
+        ``pos_label``, inconsistent lengths.
+
+    See Also
+    --------
+    lodestar_polars.brier_score : the same per group of a long Polars frame.
+
+    Examples
+    --------
+    >>> from lodestar_polars.arrays import brier_score_loss
+    >>> brier_score_loss([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3])
+    0.037...
+    >>> brier_score_loss(["spam", "ham", "ham", "spam"], [0.1, 0.9, 0.8, 0.3], pos_label="ham")
+    0.037...
+    """
+    caller = "brier_score_loss"
+    check_array_like(y_true, "y_true", caller)
+    check_array_like(y_proba, "y_proba", caller)
+    check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
+    if pos_label is not None:
+        check_pos_label(pos_label, caller)
+    check_array_like(labels, "labels", caller, allow_none=True)
+    if not (isinstance(scale_by_half, (bool, np.bool_)) or scale_by_half == "auto"):
+        msg = (
+            f"The 'scale_by_half' parameter of {caller} must be an instance of 'bool', an "
+            "instance of 'numpy.bool' or a str among {'auto'}. "
+            f"Got {scale_by_half!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    proba = _as_float_probabilities(y_proba)
+    if proba.ndim == 1 or proba.shape[1] == 1:
+        truth = column_or_1d(y_true)
+        prob = column_or_1d(proba)
+        assert_all_finite(truth)
+        assert_all_finite(prob)
+        check_consistent_length(prob, truth, sample_weight)
+        if sample_weight is not None:
+            check_sample_weight(np.asarray(sample_weight), prob.shape[0])
+        y_type = type_of_target(truth, input_name="y_true")
+        if y_type != "binary":
+            msg = (
+                f"The type of the target inferred from y_true is {y_type} but should be "
+                "binary according to the shape of y_prob."
+            )
+            raise ValueError(msg)
+        _check_probability_range(prob, "less")
+        try:
+            positive_label = _check_pos_label_consistency(pos_label, truth)
+        except ValueError:
+            classes = np.unique(truth)
+            if classes.dtype.kind in "OUS":
+                raise
+            positive_label = classes[-1]
+        positive = (truth == positive_label).astype(np.float64)
+        per_row = brier_row(positive, prob) * 2.0
+        width = 2
+    else:
+        one_hot, matrix = _probability_matrix(y_true, proba, sample_weight, labels)
+        per_row = np.sum((one_hot.astype(matrix.dtype) - matrix) ** 2, axis=1)
+        width = matrix.shape[1]
+    score = np_average(per_row, sample_weight)
+    halve = width < 3 if scale_by_half == "auto" else bool(scale_by_half)
+    return float(score * 0.5) if halve else float(score)
+
+
+@_binds_like_sklearn
+def calibration_curve(
+    y_true: Any,
+    y_prob: Any,
+    *,
+    pos_label: Any = None,
+    n_bins: int = 5,
+    strategy: str = "uniform",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Compute true and predicted probabilities for a calibration curve.
+
+    ``sklearn.calibration.calibration_curve``: the probabilities are cut
+    into ``n_bins`` bins; each non-empty bin gives the fraction of positives
+    and the mean probability.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True binary labels.
+    y_prob : array-like of shape (n_samples,)
+        Probabilities of the positive class, in [0, 1].
+    pos_label : int, float, bool or str, default=None
+        The positive class: 1 for {0, 1} or {-1, 1} labels.
+    n_bins : int, default=5
+        The number of bins.
+    strategy : {'uniform', 'quantile'}, default='uniform'
+        Equal widths on [0, 1], or edges at the quantiles of ``y_prob``.
+
+    Returns
+    -------
+    prob_true : ndarray
+        The fraction of positives in each non-empty bin.
+    prob_pred : ndarray
+        The mean probability in each non-empty bin.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``n_bins`` or ``strategy`` outside its domain (scikit-learn's sentence).
+    ValueError
+        Probabilities outside [0, 1], more than two labels, labels other
+        than {0, 1} or {-1, 1} without ``pos_label``, inconsistent lengths.
+
+    See Also
+    --------
+    lodestar_polars.calibration_curve : the same as a table, per group of a frame.
+    lodestar_polars.expected_calibration_error : the bins' weighted gap.
+
+    Examples
+    --------
+    >>> from lodestar_polars.arrays import calibration_curve
+    >>> y_true = [0, 0, 0, 0, 1, 1, 1, 1, 1]
+    >>> y_pred = [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0]
+    >>> prob_true, prob_pred = calibration_curve(y_true, y_pred, n_bins=3)
+    >>> prob_true
+    array([0. , 0.5, 1. ])
+    >>> prob_pred
+    array([0.2  , 0.525, 0.85 ])
+    """
+    caller = "calibration_curve"
+    check_array_like(y_true, "y_true", caller)
+    check_array_like(y_prob, "y_prob", caller)
+    if pos_label is not None:
+        check_pos_label(pos_label, caller)
+    n_bins = check_n_bins(n_bins, caller)
+    strategy = check_strategy(strategy, caller)
+    truth = column_or_1d(y_true)
+    prob = column_or_1d(y_prob)
+    check_consistent_length(truth, prob)
+    positive_label = _check_pos_label_consistency(pos_label, truth)
+    if prob.min() < 0 or prob.max() > 1:
+        msg = "y_prob has values outside [0, 1]."
+        raise ValueError(msg)
+    labels = np.unique(truth)
+    if len(labels) > 2:
+        msg = f"Only binary classification is supported. Provided labels {labels}."
+        raise ValueError(msg)
+    positive = truth == positive_label
+    edges = uniform_edges(n_bins) if strategy == "uniform" else quantile_edges(prob, n_bins)
+    ids = bin_ids(prob, edges)
+    bin_sums = np.bincount(ids, weights=prob, minlength=n_bins)
+    bin_true = np.bincount(ids, weights=positive, minlength=n_bins)
+    bin_total = np.bincount(ids, minlength=n_bins)
+    nonzero = bin_total != 0
+    return bin_true[nonzero] / bin_total[nonzero], bin_sums[nonzero] / bin_total[nonzero]

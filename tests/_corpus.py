@@ -40,6 +40,10 @@ FUNCTIONS = (
     "label_ranking_loss",
     "label_ranking_average_precision_score",
     "reciprocal_rank_score",
+    "roc_auc_score",
+    "log_loss",
+    "brier_score_loss",
+    "calibration_curve",
 )
 
 REL = 1e-12
@@ -66,7 +70,7 @@ class Case:
     id: str
     kwargs: dict[str, Any]
     expected: Any = None
-    expected_type: str | None = None  # "float" | "int" | "ndarray" | None (raises)
+    expected_type: str | None = None  # "float" | "int" | "ndarray" | "tuple" | None (raises)
     per_row: list[float] | None = None
     raises: dict[str, Any] | None = None  # {"type", "is_invalid_parameter_error", "message"}
     warns: list[dict[str, str]] = field(default_factory=list)  # [{"category", "message"}]

@@ -55,7 +55,7 @@ WARNINGS = {
     "UserWarning": UserWarning,
     "UndefinedMetricWarning": UndefinedMetricWarning,
 }
-RESULT_TYPES = {"float": float, "int": int, "ndarray": np.ndarray}
+RESULT_TYPES = {"float": float, "int": int, "ndarray": np.ndarray, "tuple": tuple}
 
 DENSE = [case for name in corpus.FUNCTIONS for case in corpus.load(name) if not case.is_ragged]
 PER_ROW_FUNCTIONS = {
@@ -374,6 +374,17 @@ SIGNATURES = {
     "reciprocal_rank_score": (
         "(y_true, y_score, *, k=None, sample_weight=None, ignore_ties=False)"
     ),
+    "roc_auc_score": (
+        "(y_true, y_score, *, average='macro', sample_weight=None, max_fpr=None, "
+        "multi_class='raise', labels=None)"
+    ),
+    # scikit-learn 1.9 also takes the deprecated y_pred (and y_proba=None): not offered
+    "log_loss": "(y_true, y_proba, *, normalize=True, sample_weight=None, labels=None)",
+    "brier_score_loss": (
+        "(y_true, y_proba, *, sample_weight=None, pos_label=None, labels=None, "
+        "scale_by_half='auto')"
+    ),
+    "calibration_curve": "(y_true, y_prob, *, pos_label=None, n_bins=5, strategy='uniform')",
 }
 
 

@@ -1,0 +1,409 @@
+"""Plots of evaluation results: each function returns a matplotlib ``Figure``.
+
+matplotlib is an optional extra (``pip install "lodestar-polars[plot]"``),
+imported inside each function: ``import lodestar_polars`` imports neither it
+nor this module.  Every function reads Polars frames in the shapes the rest
+of the package produces (per-query values, a compare table, a long log) and
+computes what it draws with the package's own functions, so a figure shows
+the numbers the metrics report.
+
+* :func:`metric_at_k` -- a metric against the cutoff ``k``, one line per run;
+* :func:`per_query_distribution` -- the per-query values of each run, and
+  their difference to a baseline query by query;
+* :func:`precision_recall_curve` -- precision against recall over the score
+  thresholds, one curve per run;
+* :func:`calibration_diagram` -- the fraction of positives against the mean
+  probability per bin (:func:`lodestar_polars.calibration_curve`);
+* :func:`comparison_chart` -- a compare table's differences to the baseline
+  with their confidence intervals, significant ones marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from lodestar_polars._calibration import calibration_curve
+from lodestar_polars._core.calibration import binary_clf_counts
+from lodestar_polars._validation import BinStrategy
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "calibration_diagram",
+    "comparison_chart",
+    "metric_at_k",
+    "per_query_distribution",
+    "precision_recall_curve",
+]
+
+COMPARE_COLUMNS = (
+    "run",
+    "metric",
+    "mean",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "significant",
+)
+"""The columns :func:`comparison_chart` reads (``lp.compare``'s output)."""
+
+
+def _figure(ncols: int = 1, width: float = 6.0) -> tuple[Figure, Any]:
+    try:
+        from matplotlib.figure import Figure  # noqa: PLC0415
+    except ImportError as exc:  # pragma: no cover (the test extra has matplotlib)
+        msg = 'lodestar_polars.plot needs matplotlib: pip install "lodestar-polars[plot]"'
+        raise ImportError(msg) from exc
+    figure = Figure(figsize=(width * ncols, 4.0), layout="constrained")
+    axes = figure.subplots(1, ncols, squeeze=False)[0]
+    return figure, axes
+
+
+def _require(frame: pl.DataFrame, columns: Sequence[str], caller: str) -> None:
+    if not isinstance(frame, pl.DataFrame):
+        msg = f"{caller}: expected a polars DataFrame, got {type(frame).__name__}"
+        raise TypeError(msg)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        msg = f"{caller}: the frame has no column {missing[0]!r} (columns: {frame.columns})"
+        raise ValueError(msg)
+    if frame.is_empty():
+        msg = f"{caller}: the frame has no rows"
+        raise ValueError(msg)
+
+
+def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
+    return frame.get_column(run).unique(maintain_order=True).to_list()
+
+
+def metric_at_k(
+    frame: pl.DataFrame,
+    *,
+    run: str = "run",
+    k: str = "k",
+    value: str = "value",
+    title: str | None = None,
+) -> Figure:
+    """A metric against its cutoff ``k``, one line per run.
+
+    Parameters
+    ----------
+    frame
+        One row per (run, k): the run's (mean) metric at that cutoff.
+    run, k, value : str
+        The column names.
+    title : str, default=None
+        The axes title; the ``value`` column name when None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes: ``k`` on x, the metric on y, a marker per cutoff.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars import plot
+    >>> curves = pl.DataFrame(
+    ...     {"run": ["bm25"] * 3 + ["dense"] * 3, "k": [1, 5, 10] * 2,
+    ...      "value": [0.30, 0.42, 0.47, 0.35, 0.49, 0.55]}
+    ... )
+    >>> plot.metric_at_k(curves, value="value", title="nDCG@k").axes[0].get_title()
+    'nDCG@k'
+    """
+    _require(frame, (run, k, value), "metric_at_k")
+    figure, (axes,) = _figure()
+    for name in _runs(frame, run):
+        part = frame.filter(pl.col(run) == name).sort(k)
+        axes.plot(part[k].to_numpy(), part[value].to_numpy(), marker="o", label=str(name))
+    axes.set_xlabel("k")
+    axes.set_ylabel(value)
+    axes.set_title(title or value)
+    axes.grid(alpha=0.3)
+    axes.legend(title=run)
+    return figure
+
+
+def per_query_distribution(
+    per_query: pl.DataFrame,
+    *,
+    metric: str,
+    run: str = "run",
+    query: str = "query",
+    baseline: Any = None,
+) -> Figure:
+    """The per-query values of each run, and (with ``baseline``) their per-query difference.
+
+    Parameters
+    ----------
+    per_query
+        One row per (run, query): a metric column per metric, as
+        :func:`lodestar_polars.evaluate` gives for each run, stacked.
+    metric : str
+        The metric column to draw.
+    run, query : str
+        The run and query columns.
+    baseline : default=None
+        A run name: adds a panel with each other run's difference to it,
+        query by query (sorted, so the share of queries that win, tie and
+        lose reads off the curve).  Queries missing from either run are left
+        out of that panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A box plot with the runs' values (means marked); with ``baseline``, a
+        second axes with the sorted per-query differences.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars import plot
+    >>> per_query = pl.DataFrame(
+    ...     {"run": ["a"] * 3 + ["b"] * 3, "query": [1, 2, 3] * 2,
+    ...      "ndcg": [0.2, 0.5, 0.9, 0.4, 0.5, 0.7]}
+    ... )
+    >>> len(plot.per_query_distribution(per_query, metric="ndcg", baseline="a").axes)
+    2
+    """
+    caller = "per_query_distribution"
+    _require(per_query, (run, query, metric), caller)
+    runs = _runs(per_query, run)
+    if baseline is not None and baseline not in runs:
+        msg = f"{caller}: baseline {baseline!r} is not a run (runs: {runs})"
+        raise ValueError(msg)
+    figure, axes = _figure(2 if baseline is not None else 1)
+    values = [
+        per_query.filter(pl.col(run) == name)[metric].drop_nulls().drop_nans().to_numpy()
+        for name in runs
+    ]
+    axes[0].boxplot(values, tick_labels=[str(r) for r in runs], showmeans=True)
+    axes[0].set_ylabel(metric)
+    axes[0].set_title(f"{metric} per query")
+    axes[0].grid(alpha=0.3, axis="y")
+    if baseline is not None:
+        base = per_query.filter(pl.col(run) == baseline).select(query, pl.col(metric).alias("b"))
+        for name in runs:
+            if name == baseline:
+                continue
+            joined = (
+                per_query.filter(pl.col(run) == name)
+                .select(query, metric)
+                .join(base, on=query, how="inner")
+            )
+            difference = np.sort((joined[metric] - joined["b"]).to_numpy())[::-1]
+            share = np.arange(difference.size) / max(difference.size - 1, 1)
+            axes[1].plot(share, difference, label=f"{name} - {baseline}")
+        axes[1].axhline(0.0, color="black", linewidth=0.8)
+        axes[1].set_xlabel("share of queries (sorted by difference)")
+        axes[1].set_ylabel(f"difference in {metric}")
+        axes[1].set_title(f"per-query difference to {baseline}")
+        axes[1].grid(alpha=0.3)
+        axes[1].legend()
+    return figure
+
+
+def precision_recall_curve(
+    frame: pl.DataFrame,
+    y_true: str,
+    y_score: str,
+    *,
+    by: str | None = None,
+) -> Figure:
+    """Precision against recall over the score thresholds, one curve per group of ``by``.
+
+    The points are scikit-learn's ``precision_recall_curve`` (tied scores form
+    one threshold), drawn as the step function average precision sums.
+
+    Parameters
+    ----------
+    frame
+        A long frame, one row per scored item.
+    y_true, y_score : str
+        The 0/1 (or bool) label and the score columns.
+    by : str, default=None
+        A column naming runs (or models): one curve each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes, recall on x and precision on y, average precision in the legend.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars import plot
+    >>> log = pl.DataFrame({"y": [0, 0, 1, 1], "s": [0.1, 0.4, 0.35, 0.8]})
+    >>> plot.precision_recall_curve(log, "y", "s").axes[0].get_legend_handles_labels()[1]
+    ['AP 0.833']
+    """
+    caller = "precision_recall_curve"
+    _require(frame, [c for c in (y_true, y_score, by) if c is not None], caller)
+    figure, (axes,) = _figure()
+    groups = (
+        [(None, frame)]
+        if by is None
+        else [(name, frame.filter(pl.col(by) == name)) for name in _runs(frame, by)]
+    )
+    for name, part in groups:
+        truth = part[y_true].cast(pl.Float64, strict=False).fill_null(np.nan).to_numpy()
+        if not np.isin(truth, (0.0, 1.0)).all() or truth.sum() == 0:
+            msg = f"{caller}: {y_true!r} must be 0/1 with at least one positive"
+            raise ValueError(msg + ("" if name is None else f" (group {name!r})"))
+        fps, tps, _ = binary_clf_counts(
+            truth == 1.0, part[y_score].cast(pl.Float64).to_numpy(), None
+        )
+        precision = tps / (tps + fps)
+        recall = tps / tps[-1]
+        ap = float(np.sum(np.diff(recall, prepend=0.0) * precision))
+        label = f"AP {ap:.3f}" if name is None else f"{name} (AP {ap:.3f})"
+        axes.step(
+            np.concatenate(([0.0], recall)),
+            np.concatenate(([precision[0]], precision)),
+            where="pre",
+            label=label,
+        )
+    axes.set_xlim(0.0, 1.02)
+    axes.set_ylim(0.0, 1.02)
+    axes.set_xlabel("recall")
+    axes.set_ylabel("precision")
+    axes.set_title("precision-recall curve")
+    axes.grid(alpha=0.3)
+    axes.legend()
+    return figure
+
+
+def calibration_diagram(
+    frame: pl.DataFrame,
+    y_true: str,
+    y_prob: str,
+    *,
+    n_bins: int = 10,
+    strategy: BinStrategy = "uniform",
+    by: str | None = None,
+) -> Figure:
+    """The reliability diagram: fraction of positives against mean probability per bin.
+
+    The points are :func:`lodestar_polars.calibration_curve`'s (scikit-learn's
+    ``calibration_curve``); the diagonal is perfect calibration, and a second
+    axes shows how many rows each bin holds.
+
+    Parameters
+    ----------
+    frame
+        A long frame, one row per prediction.
+    y_true, y_prob : str
+        The 0/1 (or bool) label and the probability columns.
+    n_bins : int, default=10
+        The number of bins.
+    strategy : {"uniform", "quantile"}, default="uniform"
+        Equal widths, or equal counts.
+    by : str, default=None
+        A column naming models: one curve each.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: the diagram, and the rows per bin.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars import plot
+    >>> log = pl.DataFrame({"y": [0, 0, 1, 0, 1, 1], "p": [0.1, 0.2, 0.3, 0.6, 0.8, 0.9]})
+    >>> len(plot.calibration_diagram(log, "y", "p", n_bins=2).axes)
+    2
+    """
+    _require(frame, [c for c in (y_true, y_prob, by) if c is not None], "calibration_diagram")
+    table = calibration_curve(frame, y_true, y_prob, n_bins=n_bins, strategy=strategy, by=by)
+    figure, axes = _figure(2)
+    axes[0].plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfectly calibrated")
+    groups = (
+        [(None, table)]
+        if by is None
+        else [(name, table.filter(pl.col(by) == name)) for name in _runs(table, by)]
+    )
+    width = 1.0 / n_bins / max(len(groups), 1)
+    for i, (name, part) in enumerate(groups):
+        label = "model" if name is None else str(name)
+        axes[0].plot(part["prob_pred"], part["prob_true"], marker="s", label=label)
+        axes[1].bar(
+            part["prob_pred"].to_numpy() + i * width,
+            part["count"].to_numpy(),
+            width=width,
+            label=label,
+        )
+    axes[0].set_xlim(0.0, 1.0)
+    axes[0].set_ylim(0.0, 1.0)
+    axes[0].set_xlabel("mean predicted probability")
+    axes[0].set_ylabel("fraction of positives")
+    axes[0].set_title(f"calibration ({n_bins} {strategy} bins)")
+    axes[0].grid(alpha=0.3)
+    axes[0].legend()
+    axes[1].set_xlabel("mean predicted probability")
+    axes[1].set_ylabel("rows")
+    axes[1].set_title("rows per bin")
+    return figure
+
+
+def comparison_chart(table: pl.DataFrame, *, alpha: float | None = None) -> Figure:
+    """A compare table drawn: each run's difference to the baseline with its interval.
+
+    Parameters
+    ----------
+    table
+        ``lp.compare``'s output: the columns ``run``, ``metric``, ``mean``,
+        ``difference``, ``ci_low``, ``ci_high``, ``p_value``, ``significant``
+        (one row per run and metric, the baseline's included, its difference 0).
+    alpha : float, default=None
+        Written in the title when given (the level the table was made at).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes per metric: a horizontal bar per run, the confidence
+        interval as an error bar, significant runs in a strong colour and
+        marked with ``*``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from lodestar_polars import plot
+    >>> table = pl.DataFrame(
+    ...     {"run": ["a", "b"], "metric": ["ndcg@10"] * 2, "mean": [0.40, 0.43],
+    ...      "difference": [0.0, 0.03], "ci_low": [0.0, 0.01], "ci_high": [0.0, 0.05],
+    ...      "p_value": [1.0, 0.004], "significant": [False, True]}
+    ... )
+    >>> [ax.get_title() for ax in plot.comparison_chart(table).axes]
+    ['ndcg@10']
+    """
+    _require(table, COMPARE_COLUMNS, "comparison_chart")
+    metrics = table["metric"].unique(maintain_order=True).to_list()
+    figure, axes = _figure(len(metrics), width=4.5)
+    for ax, metric in zip(axes, metrics, strict=True):
+        part = table.filter(pl.col("metric") == metric)
+        runs = [str(r) for r in part["run"]]
+        difference = part["difference"].to_numpy().astype(np.float64)
+        low = difference - part["ci_low"].to_numpy().astype(np.float64)
+        high = part["ci_high"].to_numpy().astype(np.float64) - difference
+        significant = part["significant"].fill_null(value=False).to_list()
+        colours = ["tab:blue" if s else "tab:gray" for s in significant]
+        position = np.arange(len(runs))
+        ax.barh(position, difference, color=colours, xerr=np.vstack([low, high]), capsize=4)
+        ax.set_yticks(
+            position, [f"{r} *" if s else r for r, s in zip(runs, significant, strict=True)]
+        )
+        ax.invert_yaxis()
+        ax.axvline(0.0, color="black", linewidth=0.8)
+        ax.set_xlabel("difference to the baseline")
+        ax.set_title(str(metric))
+        ax.grid(alpha=0.3, axis="x")
+    if alpha is not None:
+        figure.suptitle(f"* significant at alpha = {alpha}")
+    return figure
