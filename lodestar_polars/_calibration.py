@@ -31,6 +31,7 @@ from lodestar_polars._expr import (
     Check,
     Metric,
     as_float,
+    as_score,
     binary_check,
     input_checks,
 )
@@ -87,7 +88,8 @@ def roc_auc_metric(
     n_positive = positive.sum().cast(pl.Float64)
     n_negative = c.n - n_positive
     one_class = Check((n_positive == 0) | (n_negative == 0), pl.lit(ONE_CLASS))
-    rank_sum = c.score.rank("average").filter(positive).sum().cast(pl.Float64)
+    # ranked in the score's own dtype: integers past 2**53 stay apart (issue 8)
+    rank_sum = as_score(y_score).rank("average").filter(positive).sum().cast(pl.Float64)
     value = auc_from_rank_sum(rank_sum, n_positive, n_negative)
     return Metric(name, value, (*c.checks, one_class))
 

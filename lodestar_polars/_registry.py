@@ -35,6 +35,15 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from lodestar_polars._calibration import (
+    brier_score,
+    brier_score_metric,
+    log_loss,
+    log_loss_metric,
+    roc_auc,
+    roc_auc_metric,
+)
+from lodestar_polars._core.calibration import brier_segments, log_loss_segments, roc_auc_segments
 from lodestar_polars._core.dcg import dcg_segments, ideal_dcg_segments, ndcg_segments
 from lodestar_polars._core.ir import (
     average_precision_at_k_segments,
@@ -401,6 +410,33 @@ REGISTRY: tuple[MetricSpec, ...] = (
         trec=("map", "map_cut"),
         ties=True,
         judged=True,
+    ),
+    MetricSpec(
+        "roc_auc",
+        roc_auc,
+        roc_auc_metric,
+        segmented(roc_auc_segments, _true),
+        "none",
+        _names(Name("auc", "lodestar_polars"), Name("roc_auc_score", "scikit-learn")),
+        "ROC AUC of the group, a tie scoring one half (null for one class)",
+    ),
+    MetricSpec(
+        "log_loss",
+        log_loss,
+        log_loss_metric,
+        segmented(log_loss_segments, _true),
+        "none",
+        _names(),
+        "mean log loss of probabilities, clipped as scikit-learn clips them",
+    ),
+    MetricSpec(
+        "brier_score",
+        brier_score,
+        brier_score_metric,
+        segmented(brier_segments, _true),
+        "none",
+        _names(Name("brier", "lodestar_polars"), Name("brier_score_loss", "scikit-learn")),
+        "mean squared error of probabilities (scikit-learn's brier_score_loss)",
     ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""

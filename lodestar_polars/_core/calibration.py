@@ -23,6 +23,9 @@ from typing import Any
 
 import numpy as np
 
+from lodestar_polars._core.ranking import rank_segments
+from lodestar_polars._core.segments import segment_starts, segment_sum
+
 EPS = float(np.finfo(np.float64).eps)
 """The float64 machine epsilon: ``log_loss`` clips probabilities to ``[EPS, 1 - EPS]``."""
 
@@ -168,3 +171,45 @@ def bin_ids(prob: np.ndarray, inner_edges: np.ndarray) -> np.ndarray:
 def calibration_gap(count: Any, total: Any, prob_true: Any, prob_pred: Any) -> Any:
     """One bin's share of the expected calibration error: ``n_b / n * |acc_b - conf_b|``."""
     return count / total * abs(prob_true - prob_pred)
+
+
+# --------------------------------------------------------------------------- segments (lp.evaluate)
+
+
+def roc_auc_segments(
+    truth: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool = False
+) -> np.ndarray:
+    """ROC AUC of each segment from its positives' ascending average ranks.
+
+    A row's tie block holds descending positions ``above + 1 .. through``, so
+    its ascending average rank is ``n - (above + through - 1) / 2``.  A segment
+    with one class gives NaN (its group is refused by the metric's rules).
+    """
+    ranking = rank_segments(score, length, presorted=presorted, break_ties=False)
+    positive = ranking.take(truth, bool)
+    n = np.repeat(ranking.length, ranking.length).astype(np.float64)
+    ascending = n - (ranking.above + ranking.through - 1) / 2.0
+    rank_sum = ranking.segment_sum(np.where(positive, ascending, 0.0))
+    n_positive = ranking.segment_sum(positive.astype(np.float64))
+    n_negative = ranking.length - n_positive
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(auc_from_rank_sum(rank_sum, n_positive, n_negative), dtype=np.float64)
+
+
+def _segment_mean(rows: np.ndarray, length: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return segment_sum(rows, segment_starts(length), length) / length
+
+
+def log_loss_segments(
+    truth: np.ndarray, prob: np.ndarray, length: np.ndarray, *, presorted: bool = False
+) -> np.ndarray:
+    """Mean log loss of each segment (row order does not matter: ``presorted`` is ignored)."""
+    return _segment_mean(log_loss_row(np.asarray(truth, np.float64), prob), length)
+
+
+def brier_segments(
+    truth: np.ndarray, prob: np.ndarray, length: np.ndarray, *, presorted: bool = False
+) -> np.ndarray:
+    """Mean Brier loss of each segment (row order does not matter: ``presorted`` is ignored)."""
+    return _segment_mean(brier_row(np.asarray(truth, np.float64), prob), length)
