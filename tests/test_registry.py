@@ -162,3 +162,30 @@ def test_ap_means_one_thing() -> None:
         lp.trec.parse_measures("ap")
     (measure,) = lp.trec.parse_measures("AP")
     assert measure.kind == "map"
+
+
+@pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
+def test_evaluate_core_equals_the_expression(spec: object) -> None:
+    """Every metric's NumPy core (lp.evaluate) gives its expression's per-group values."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    n = 400
+    frame = pl.DataFrame(
+        {
+            "q": rng.integers(0, 25, n),
+            "t": rng.integers(0, 2, n),
+            "s": rng.choice([0.1, 0.2, 0.5, 0.7, 0.9], n),  # ties, and valid probabilities
+        }
+    )
+    k = 3 if spec.cutoff != "none" else None  # type: ignore[attr-defined]
+    options = dict(spec.fixed)  # type: ignore[attr-defined]
+    if k is not None:
+        options["k"] = k
+    name = spec.name + ("" if k is None else f"@{k}")  # type: ignore[attr-defined]
+    got = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)
+    expr = spec.expression("t", "s", **options).alias("v")  # type: ignore[attr-defined]
+    want = frame.group_by("q").agg(expr).sort("q")
+    np.testing.assert_allclose(
+        got[name].to_numpy().astype(float), want["v"].to_numpy().astype(float), rtol=1e-12
+    )
