@@ -67,10 +67,17 @@ def check_option(value: object, name: str, caller: str, options: Sequence[str]) 
 
 
 def check_log_base(log_base: object, caller: str) -> float:
-    """``log_base``: a real number in (0, inf)."""
+    """``log_base``: a real number in (0, inf).
+
+    A NumPy float narrower than float64 (``np.float32(2)``) is kept as it is:
+    scikit-learn takes ``np.log(log_base)`` in that precision, and so does the
+    core's :func:`~lodestar_polars._core.discount.discount`.
+    """
     if isinstance(log_base, numbers.Real):
         value = float(log_base)
         if 0.0 < value < math.inf:
+            if isinstance(log_base, np.floating) and not isinstance(log_base, float):
+                return log_base  # type: ignore[return-value]  # float32 / float16
             return value
     msg = (
         f"The 'log_base' parameter of {caller} must be a float in the range (0.0, inf). "

@@ -146,10 +146,6 @@ def test_float16_coverage_warns_as_scikit_learn() -> None:
 # --------------------------------------------------------------------------- log_base precision
 
 
-@pytest.mark.xfail(
-    raises=AssertionError,
-    reason="known: a float32 log_base is taken in float64 (the core's discount)",
-)
 def test_float32_log_base_as_scikit_learn() -> None:
     """scikit-learn takes ``np.log(log_base)`` in the scalar's own precision."""
     ln_base = float(np.log(np.float32(2)))

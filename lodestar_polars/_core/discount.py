@@ -18,7 +18,14 @@ def discount(position: Any, log_base: float) -> Any:
     to ``sklearn.metrics._ranking._dcg_sample_scores``.  Works on NumPy arrays
     and on Polars expressions alike.
     """
-    return 1.0 / (log(position + 2.0) / math.log(log_base))
+    return 1.0 / (log(position + 2.0) / _ln(log_base))
+
+
+def _ln(log_base: float) -> float:
+    """``ln(log_base)``; a float32 base's in float32, as scikit-learn's ``np.log(log_base)``."""
+    if isinstance(log_base, float):
+        return math.log(log_base)
+    return float(np.log(log_base))
 
 
 def cut_discount(position: Any, log_base: float, k: int | None) -> Any:
