@@ -77,7 +77,7 @@ def check_log_base(log_base: object, caller: str) -> float:
         value = float(log_base)
         if 0.0 < value < math.inf:
             if isinstance(log_base, np.floating) and not isinstance(log_base, float):
-                return log_base  # type: ignore[return-value]  # float32 / float16
+                return log_base  # float32 / float16: np.floating is a float to mypy
             return value
     msg = (
         f"The 'log_base' parameter of {caller} must be a float in the range (0.0, inf). "
