@@ -242,7 +242,9 @@ SMALL = pl.DataFrame({"q": [1, 1, 1, 2, 2], "t": [3, 0, 1, 0, 3], "s": [0.9, 0.8
 def test_huge_k_scores_the_whole_group(name: str, k: Any) -> None:
     whole = SMALL.group_by("q", maintain_order=True).agg(AT_K[name](3).alias("v"))
     huge = SMALL.group_by("q", maintain_order=True).agg(AT_K[name](k).alias("v"))
-    assert huge["v"].to_list() == whole["v"].to_list()
+    # a small k reads its discounts from a NumPy table, a huge one computes them in
+    # Polars: the same formula, the last bit may differ (it does on Polars 2.0.0)
+    assert huge["v"].to_list() == pytest.approx(whole["v"].to_list(), rel=1e-12)
 
 
 @pytest.mark.parametrize("k", HUGE_K, ids=str)
