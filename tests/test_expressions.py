@@ -906,14 +906,15 @@ def test_evaluate_weights_summing_to_zero_raise() -> None:
         (
             "foo",
             "unknown metric 'foo': expected a name among ['AP', 'P', 'R', 'RR', 'Rprec', "
-            "'Success', 'ap', 'average_precision', 'average_precision_at_k', "
-            "'average_precision_score', 'coverage_error', 'dcg', 'dcg_burges', 'dcg_score', "
+            "'Success', 'ap', 'auc', 'average_precision', 'average_precision_at_k', "
+            "'average_precision_score', 'brier', 'brier_score', 'brier_score_loss', "
+            "'coverage_error', 'dcg', 'dcg_burges', 'dcg_score', "
             "'hit_rate', 'label_ranking_average_precision', "
-            "'label_ranking_average_precision_score', 'label_ranking_loss', 'lrap', 'map', "
-            "'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'ndcg_score', "
+            "'label_ranking_average_precision_score', 'label_ranking_loss', 'log_loss', 'lrap', "
+            "'map', 'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'ndcg_score', "
             "'precision', 'r-precision', 'r_precision', 'recall', 'recip_rank', "
-            "'reciprocal_rank', 'rr', 'success', 'top_k', 'top_k_accuracy', "
-            "'top_k_accuracy_score'], optionally followed by @k "
+            "'reciprocal_rank', 'roc_auc', 'roc_auc_score', 'rr', 'success', 'top_k', "
+            "'top_k_accuracy', 'top_k_accuracy_score'], optionally followed by @k "
             "for a cutoff (e.g. 'ndcg@10'), or a trec_eval name with its cutoff after a dot "
             "(e.g. 'P.10', 'ndcg_cut.10')",
         ),
