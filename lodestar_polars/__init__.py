@@ -23,6 +23,7 @@ from lodestar_polars._comparability import (
     fit_comparability,
     transform_for_objective,
 )
+from lodestar_polars._compare import Comparison, compare
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
 from lodestar_polars._ir import (
@@ -53,6 +54,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ComparabilityState",
+    "Comparison",
     "InvalidParameterError",
     "Progress",
     "RefusedGroupError",
@@ -62,6 +64,7 @@ __all__ = [
     "average_precision_at_k",
     "brier_score",
     "calibration_curve",
+    "compare",
     "coverage_error",
     "dcg",
     "evaluate",

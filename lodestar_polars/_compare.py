@@ -406,9 +406,9 @@ def _collect(
             )
             raise _fail(msg)
     present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
-    common = (
-        present.filter(pl.col("__lp_n__") == len(names)).select(query).sort(query, nulls_last=True)
-    )
+    # The queries every run has, in the baseline's order (the order resamples index).
+    everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
+    common = base_q.join(everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left")
     all_queries = present.height
     if common.height < 2:
         msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
@@ -702,7 +702,7 @@ def compare(
     mean_diff = diff.mean(axis=0)
     # Pairs (0, j) are "baseline minus run j": flip them to "run j minus baseline".
     base_rows = [pairs.index((0, j)) for j in range(1, k)]
-    table_rows = []
+    table_rows: list[tuple[object, ...]] = []
     means = values.mean(axis=1)  # (runs, metrics)
     adjusted_base = np.stack(
         [adjust(p[base_rows, m], correction) for m in range(n_metrics)], axis=1
