@@ -43,6 +43,7 @@ from lodestar_polars._reciprocal_rank import reciprocal_rank
 from lodestar_polars._report import ranking_report
 from lodestar_polars._report_html import report_html
 from lodestar_polars._serving import top_k
+from lodestar_polars._summarize import summarize
 from lodestar_polars._top_k import top_k_accuracy
 from lodestar_polars.exceptions import (
     InvalidParameterError,
@@ -83,6 +84,7 @@ __all__ = [
     "reciprocal_rank",
     "report_html",
     "roc_auc",
+    "summarize",
     "top_k",
     "top_k_accuracy",
     "transform_for_objective",
