@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -10,6 +11,7 @@ import pytest
 
 import lodestar_polars as lp
 from lodestar_polars import _compare, _stats
+from lodestar_polars.cli import run as cli_main
 
 scipy_stats = pytest.importorskip("scipy.stats")
 scipy_special = pytest.importorskip("scipy.special")
@@ -417,3 +419,49 @@ def test_bad_input(make: object, kwargs: dict[str, object], msg: str) -> None:
     options: dict[str, object] = {"baseline": "a", **kwargs}
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.compare(make(), **options)  # type: ignore[operator, arg-type]
+
+
+# ---- the command line --------------------------------------------------------------------
+
+TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
+
+
+def _reversed_run(path: Path) -> Path:
+    """The results.test run with every score negated: a much worse run on the same queries."""
+    lines = (TREC / "results.test").read_text().splitlines()
+    out = []
+    for line in lines:
+        f = line.split()
+        out.append(" ".join([*f[:4], str(-float(f[4])), *f[5:]]))
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def test_cli_compare_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`lodestar-polars trec QRELS RUN1 RUN2 -m ... --compare` prints lp.compare's table."""
+    worse = _reversed_run(tmp_path / "reversed.test")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    argv = ["trec", str(qrels), str(best), str(worse), "-m", "map", "-m", "P.10", "-m", "num_ret"]
+    assert cli_main([*argv, "--compare", "--test", "fisher"]) == 0
+    per_query = {
+        name: lp.trec.evaluate(qrels=qrels, run=path, measures=["map", "P.10"], per_query=True)
+        for name, path in (("results.test", best), ("reversed.test", worse))
+    }
+    expected = lp.compare(per_query, baseline="results.test", test="fisher")
+    assert capsys.readouterr().out == expected.to_markdown() + "\n"
+    # several runs without --compare: refused, not silently the first
+    assert cli_main(argv) == 2
+    assert "2 runs given; several runs are compared with --compare" in capsys.readouterr().err
+
+
+def test_cli_compare_refuses_runs_with_different_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that lacks a query is named on stderr, exit status 2."""
+    lines = (TREC / "results.test").read_text().splitlines()
+    short = tmp_path / "short.test"
+    short.write_text("\n".join(line for line in lines if not line.startswith("301")) + "\n")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    assert cli_main(["trec", str(qrels), str(best), str(short), "-m", "map", "--compare"]) == 2
+    err = capsys.readouterr().err
+    assert "run 'short.test' lacks 1 of the 3 queries of the baseline 'results.test' ('301')" in err
