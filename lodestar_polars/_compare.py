@@ -372,8 +372,9 @@ def _collect(
                 "(score those queries, or drop them from every run)."
             )
             raise _fail(msg)
-    dup = full.group_by([_RUN, *query]).len().filter(pl.col("len") > 1)
-    if dup.height:
+    key = pl.col(query[0]) if len(query) == 1 else pl.struct(query)
+    if full.select(key.is_duplicated().over(_RUN).any()).item():
+        dup = full.group_by([_RUN, *query]).len().filter(pl.col("len") > 1)
         r = dup[_RUN][0]
         msg = (
             f"run {r!r} lists {dup.filter(pl.col(_RUN) == r).height} query(ies) more than "
@@ -381,12 +382,14 @@ def _collect(
         )
         raise _fail(msg)
     base_q = full.filter(pl.col(_RUN) == baseline).select(query)
+    differ = False
     for name in names:
         if name == baseline:
             continue
         run_q = full.filter(pl.col(_RUN) == name).select(query)
         lacks = base_q.join(run_q, on=query, how="anti", nulls_equal=True)
         has = run_q.join(base_q, on=query, how="anti", nulls_equal=True)
+        differ = differ or bool(lacks.height or has.height)
         if (lacks.height or has.height) and missing == "raise":
             if lacks.height:
                 what = (
@@ -405,11 +408,16 @@ def _collect(
                 "on the queries every run has."
             )
             raise _fail(msg)
-    present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
-    # The queries every run has, in the baseline's order (the order resamples index).
-    everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
-    common = base_q.join(everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left")
-    all_queries = present.height
+    if differ:
+        present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
+        # The queries every run has, in the baseline's order (the order resamples index).
+        everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
+        common = base_q.join(
+            everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left"
+        )
+        all_queries = present.height
+    else:
+        common, all_queries = base_q, base_q.height
     if common.height < 2:
         msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
             f" (of {all_queries} in all)." if all_queries != common.height else "."
