@@ -449,7 +449,7 @@ def _letters(k: int) -> list[str]:
     return letters[:k]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Comparison:
     """The result of :func:`lodestar_polars.compare`.
 
