@@ -23,6 +23,7 @@ from lodestar_polars._comparability import (
     fit_comparability,
     transform_for_objective,
 )
+from lodestar_polars._compare import Comparison, compare
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
 from lodestar_polars._ir import (
@@ -42,6 +43,7 @@ from lodestar_polars._reciprocal_rank import reciprocal_rank
 from lodestar_polars._report import ranking_report
 from lodestar_polars._report_html import report_html
 from lodestar_polars._serving import top_k
+from lodestar_polars._summarize import summarize
 from lodestar_polars._top_k import top_k_accuracy
 from lodestar_polars.exceptions import (
     InvalidParameterError,
@@ -53,6 +55,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ComparabilityState",
+    "Comparison",
     "InvalidParameterError",
     "Progress",
     "RefusedGroupError",
@@ -62,6 +65,7 @@ __all__ = [
     "average_precision_at_k",
     "brier_score",
     "calibration_curve",
+    "compare",
     "coverage_error",
     "dcg",
     "evaluate",
@@ -80,6 +84,7 @@ __all__ = [
     "reciprocal_rank",
     "report_html",
     "roc_auc",
+    "summarize",
     "top_k",
     "top_k_accuracy",
     "transform_for_objective",

@@ -33,7 +33,12 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("qrels", type=Path, help="judgments: qid iter docno rel")
-    parser.add_argument("run", type=Path, help="run: qid Q0 docno rank score tag")
+    parser.add_argument(
+        "run",
+        type=Path,
+        nargs="+",
+        help="run: qid Q0 docno rank score tag (several with --compare)",
+    )
     parser.add_argument(
         "-m", dest="measures", action="append", metavar="MEASURE", help="measure, repeatable"
     )
@@ -55,7 +60,66 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--format", choices=("trec", "csv", "json"), default="trec", help="output format"
     )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="compare the runs, the first as the baseline: paired tests, a ranx-style table",
+    )
+    parser.add_argument(
+        "--test",
+        choices=("student", "fisher", "bootstrap"),
+        default="student",
+        help="with --compare: the paired test (default student)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="with --compare: significance level (0.05)"
+    )
     return parser
+
+
+def _compare(args: argparse.Namespace, names: list[str]) -> int:
+    """``--compare``: every run scored per query, then ``lp.compare`` against the first."""
+    from lodestar_polars._compare import compare
+
+    paths: list[Path] = args.run
+    labels = [p.name for p in paths]
+    if len(set(labels)) < len(labels):
+        labels = [str(p) for p in paths]
+    try:
+        if len(set(labels)) < len(labels):
+            msg = f"--compare: a run file is given twice ({labels})."
+            raise ValueError(msg)
+        parsed = parse_measures(names)
+        per_query = {
+            label: evaluate(
+                qrels=args.qrels,
+                run=path,
+                measures=names,
+                per_query=True,
+                complete=args.complete,
+                relevance_level=args.level,
+                max_docs=args.max_docs,
+                float32_scores=args.float32_scores,
+            )
+            for label, path in zip(labels, paths, strict=True)
+        }
+        # counts (num_ret, num_rel, ...) are not compared; the means of the measures are
+        measures = [m.label for m in parsed if m.kind not in _INTEGER]
+        if not measures:
+            msg = "--compare: no measure to compare (the counts num_q, num_ret, ... are not)."
+            raise ValueError(msg)
+        result = compare(per_query, baseline=labels[0], metrics=measures, test=args.test,
+                         alpha=args.alpha)  # fmt: skip
+    except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
+        print(f"lodestar-polars trec: error: {exc}", file=sys.stderr)
+        return 2
+    if args.format == "csv":
+        sys.stdout.write(result.table.write_csv())
+    elif args.format == "json":
+        sys.stdout.write(result.table.write_json() + "\n")
+    else:
+        sys.stdout.write(result.to_markdown() + "\n")
+    return 0
 
 
 def _runid(path: Path) -> str:
@@ -86,6 +150,16 @@ def run(argv: Sequence[str]) -> int:
     names = args.measures or ["official"]
     wants_runid = any(n in ("official", "all_trec", "runid") for n in names)
     names = [n for n in names if n != "runid"]
+    if args.compare:
+        return _compare(args, names)
+    if len(args.run) > 1:
+        print(
+            f"lodestar-polars trec: error: {len(args.run)} runs given; several runs are "
+            "compared with --compare",
+            file=sys.stderr,
+        )
+        return 2
+    args.run = args.run[0]
     try:
         parsed = parse_measures(names) if names else []
         result = (

@@ -20,10 +20,13 @@ PAGES = {
     "fit_comparability": DOCS / "comparability.md",
     "transform_for_objective": DOCS / "comparability.md",
     "report_html": DOCS / "report_html.md",
+    "compare": DOCS / "compare.md",
+    "summarize": DOCS / "summarize.md",
 }
 CLASS_PAGES = {
     "UndefinedMetricWarning": DOCS / "arrays.md",
     "ComparabilityState": DOCS / "comparability.md",
+    "Comparison": DOCS / "compare.md",
 }  # others: evaluate.md
 
 

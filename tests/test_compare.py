@@ -1,0 +1,481 @@
+"""lp.compare: parity with scipy's paired tests, the NumPy t distribution, bad input (issue 11)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars import _compare, _stats
+from lodestar_polars.cli import run as cli_main
+
+scipy_stats = pytest.importorskip("scipy.stats")
+scipy_special = pytest.importorskip("scipy.special")
+
+
+def _runs(n: int, k: int = 3, seed: int = 0, *, grid: bool = False) -> dict[str, np.ndarray]:
+    """Per-query values of ``k`` runs, correlated as real runs are; ``grid``: ties (P@10-like)."""
+    rng = np.random.default_rng(seed)
+    base = rng.random(n)
+    out = {}
+    for i in range(k):
+        v = np.clip(base + rng.normal(0.03 * i, 0.15, n), 0, 1)
+        out[f"run{i}"] = np.round(v * 10) / 10 if grid else v
+    return out
+
+
+def _frame(values: dict[str, np.ndarray], metric: str = "ndcg@10") -> pl.DataFrame:
+    n = len(next(iter(values.values())))
+    return pl.concat(
+        pl.DataFrame({"run": name, "query": [f"q{i}" for i in range(n)], metric: v})
+        for name, v in values.items()
+    )
+
+
+def _row(result: lp.Comparison, run: str, metric: str = "ndcg@10") -> dict[str, object]:
+    return result.table.filter((pl.col("run") == run) & (pl.col("metric") == metric)).row(
+        0, named=True
+    )
+
+
+# ---- the t distribution, NumPy only ------------------------------------------------------
+
+
+@pytest.mark.parametrize("a", [0.5, 1.0, 2.5, 7.0, 30.0, 31.5, 100.0, 1000.0])
+@pytest.mark.parametrize("b", [0.5, 1.0, 3.0, 10.0])
+def test_betainc_equals_scipy(a: float, b: float) -> None:
+    """Betainc equals scipy."""
+    rng = np.random.default_rng(int(a * 10 + b))
+    x = np.concatenate([rng.random(40), a / (a + b) + rng.normal(0, 0.01, 20), [0.0, 1.0]])
+    x = np.clip(x, 0, 1)
+    expected = scipy_special.betainc(a, b, x)
+    keep = expected > 1e-200  # below, both underflow differently
+    np.testing.assert_allclose(_stats.betainc(a, b, x)[keep], expected[keep], rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 9, 19, 29, 59, 60, 61, 99, 999, 9999, 99999])
+def test_t_two_sided_p_and_quantile_equal_scipy(df: int) -> None:
+    """T two sided p and quantile equal scipy."""
+    t = np.array([0.0, 0.05, 0.3, 0.7, 1.0, 1.5, 1.96, 2.0, 2.5, 3.0, 4.0, 6.0, 10.0, np.inf])
+    expected = 2 * scipy_stats.t.sf(t, df)
+    # Measured on x86-64 (the continued fraction in 80-bit long double): <= 6e-13 up to
+    # df = 99999. In float64 alone it stalls ~4e-12 from its limit at df = 99999.
+    rtol = 1e-12 if np.finfo(np.longdouble).eps < 1e-18 or df < 10**4 else 5e-12
+    np.testing.assert_allclose(_stats.t_two_sided_p(-t, df), expected, rtol=rtol, atol=0)
+    for alpha in (0.2, 0.1, 0.05, 0.01, 0.001):
+        q = _stats.t_two_sided_quantile(alpha, df)
+        assert q == pytest.approx(scipy_stats.t.ppf(1 - alpha / 2, df), rel=1e-12)
+
+
+def test_t_cauchy_closed_form() -> None:
+    """T cauchy closed form."""
+    # df = 1 is the Cauchy distribution: P(|T| >= t) = 1 - 2 atan(t) / pi, exactly.
+    t = np.array([1e-8, 1e-3, 0.5, 1.0, 7.0, 1e4])
+    # (for t > 1 as 2 atan(1/t) / pi, which does not cancel)
+    expected = np.where(t > 1, 2 * np.arctan(1 / t) / np.pi, 1 - 2 * np.arctan(t) / np.pi)
+    np.testing.assert_allclose(_stats.t_two_sided_p(t, 1.0), expected, rtol=1e-13)
+    assert _stats.t_two_sided_quantile(1e-6, 1.0) == pytest.approx(
+        1 / np.tan(np.pi / 2 * 1e-6), rel=1e-12
+    )
+
+
+# ---- Student -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 50, 400])
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_student_equals_ttest_rel(n: int, alpha: float) -> None:
+    """Student equals ttest rel."""
+    values = _runs(n, k=3, seed=n)
+    result = lp.compare(_frame(values), baseline="run0", test="student", alpha=alpha)
+    for name in ("run1", "run2"):
+        ref = scipy_stats.ttest_rel(values[name], values["run0"])
+        ci = ref.confidence_interval(confidence_level=1 - alpha)
+        row = _row(result, name)
+        assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+        assert row["ci_low"] == pytest.approx(ci.low, rel=1e-12)
+        assert row["ci_high"] == pytest.approx(ci.high, rel=1e-12)
+        assert row["difference"] == pytest.approx(np.mean(values[name] - values["run0"]), rel=1e-14)
+        assert row["mean"] == pytest.approx(np.mean(values[name]), rel=1e-14)
+
+
+def test_student_identical_and_constant_differences() -> None:
+    """Student identical and constant differences."""
+    x = np.array([0.125, 0.5, 0.875, 0.25])  # dyadic: x + 0.25 - x is exactly 0.25
+    frame = _frame({"a": x, "same": x.copy(), "shifted": x + 0.25})
+    result = lp.compare(frame, baseline="a")
+    same, shifted = _row(result, "same"), _row(result, "shifted")
+    # scipy gives NaN for all-zero differences; here p = 1 and a zero-width interval.
+    assert (same["p_value"], same["ci_low"], same["ci_high"]) == (1.0, 0.0, 0.0)
+    assert same["significant"] is False
+    assert shifted["p_value"] == 0.0
+    assert shifted["ci_low"] == pytest.approx(0.25)
+    assert shifted["ci_high"] == pytest.approx(0.25)
+
+
+# ---- Fisher randomization ----------------------------------------------------------------
+
+
+def _scipy_fisher(x: np.ndarray, y: np.ndarray, **kw: object) -> float:
+    res = scipy_stats.permutation_test(
+        (x, y),
+        lambda a, b, axis: np.mean(a - b, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        alternative="two-sided",
+        **kw,
+    )
+    return float(res.pvalue)
+
+
+@pytest.mark.parametrize("n", [2, 5, 9, 12, 14])
+@pytest.mark.parametrize("grid", [False, True])
+def test_fisher_exact_equals_permutation_test(n: int, *, grid: bool) -> None:
+    """Fisher exact equals permutation test."""
+    values = _runs(n, k=3, seed=100 + n, grid=grid)
+    result = lp.compare(_frame(values), baseline="run0", test="fisher")
+    for name in ("run1", "run2"):
+        expected = _scipy_fisher(values[name], values["run0"], n_resamples=np.inf)
+        assert _row(result, name)["p_value"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_fisher_exact_by_hand() -> None:
+    """Fisher exact by hand."""
+    # d = (0.1, 0.2, 0.3): of the 8 sign patterns, |sum| >= 0.6 for (+++) and (---): p = 2/8.
+    d = np.array([[0.1], [0.2], [0.3]])
+    assert _compare.fisher_exact(d)[0] == 0.25
+    # d = (1, -1): sums 0, 2, -2, 0; observed 0, so every pattern is as extreme: p = 1.
+    assert _compare.fisher_exact(np.array([[1.0], [-1.0]]))[0] == 1.0
+
+
+def test_fisher_exact_at_the_limit() -> None:
+    """N = 20, 2**20 patterns enumerated (the largest exact case).
+
+    Ten differences are 0, so each pattern of the other ten repeats 1024 times and the
+    p-value is scipy's over those ten (scipy itself takes 17 s on 20 queries).
+    """
+    values = _runs(10, k=2, seed=7)
+    d = np.concatenate([values["run1"] - values["run0"], np.zeros(10)])[:, None]
+    expected = _scipy_fisher(values["run1"], values["run0"], n_resamples=np.inf)
+    assert _compare.fisher_exact(d)[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_fisher_monte_carlo_given_flips_by_hand() -> None:
+    """Fisher monte carlo given flips by hand."""
+    # d = (0.5, 0.25, 0.25), observed mean 1/3. Flip patterns give the means
+    # 1/3, 0, 0, -1/3, 1/6: one at least 1/3, five at most 1/3;
+    # scipy's Monte Carlo rule: 2 * min(5 + 1, 1 + 1) / (5 + 1) = 2/3.
+    d = np.array([[0.5], [0.25], [0.25]])
+    flips = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 1, 0]], dtype=np.float64)
+    assert _compare.fisher_monte_carlo(d, [flips[:2], flips[2:]])[0] == pytest.approx(2 / 3)
+
+
+def test_fisher_monte_carlo_near_permutation_test() -> None:
+    """Fisher monte carlo near permutation test."""
+    values = _runs(60, k=2, seed=3)
+    values["run1"] = values["run0"] + np.random.default_rng(4).normal(0.02, 0.1, 60)
+    ours = _row(lp.compare(_frame(values), baseline="run0", test="fisher", seed=1), "run1")
+    expected = _scipy_fisher(values["run1"], values["run0"], n_resamples=9999, rng=5)
+    # both are Monte Carlo estimates over 10^4 patterns: within 4 standard errors
+    se = np.sqrt(expected * (1 - expected) / 9999)
+    assert abs(ours["p_value"] - expected) < 4 * se + 1e-4
+    again = _row(lp.compare(_frame(values), baseline="run0", test="fisher", seed=1), "run1")
+    assert again["p_value"] == ours["p_value"]  # seeded
+
+
+# ---- bootstrap ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [5, 40])
+@pytest.mark.parametrize("alpha", [0.05, 0.1])
+def test_bootstrap_equals_scipy_on_the_same_resamples(n: int, alpha: float) -> None:
+    """Bootstrap equals scipy on the same resamples."""
+    values = _runs(n, k=2, seed=n)
+    d = values["run1"] - values["run0"]
+    indices = np.random.default_rng(11).integers(0, n, (999, n))
+    _, low, high = _compare.bootstrap(d[:, None], [indices[:500], indices[500:]], alpha)
+    ref = scipy_stats.bootstrap(
+        (d,),
+        np.mean,
+        n_resamples=999,
+        method="percentile",
+        confidence_level=1 - alpha,
+        rng=np.random.default_rng(11),
+    )
+    assert low[0] == pytest.approx(ref.confidence_interval.low, rel=1e-12)
+    assert high[0] == pytest.approx(ref.confidence_interval.high, rel=1e-12)
+
+
+def test_bootstrap_through_compare_equals_scipy() -> None:
+    """Bootstrap through compare equals scipy."""
+    # compare draws its resamples as scipy does: the same seed gives the same interval.
+    values = _runs(30, k=2, seed=8)
+    result = lp.compare(_frame(values), baseline="run0", test="bootstrap", n_resamples=2000, seed=3)
+    ref = scipy_stats.bootstrap(
+        (values["run1"] - values["run0"],),
+        np.mean,
+        n_resamples=2000,
+        method="percentile",
+        rng=np.random.default_rng(3),
+    )
+    row = _row(result, "run1")
+    assert row["ci_low"] == pytest.approx(ref.confidence_interval.low, rel=1e-12)
+    assert row["ci_high"] == pytest.approx(ref.confidence_interval.high, rel=1e-12)
+
+
+def test_bootstrap_p_value_by_hand() -> None:
+    """Bootstrap p value by hand."""
+    # d = (1, 0), observed mean 0.5; resamples (0,0)->1, (1,1)->0, (0,1)->0.5, (1,0)->0.5.
+    # |mean* - 0.5| >= 0.5 for the first two: p = (2 + 1) / (4 + 1).
+    d = np.array([[1.0], [0.0]])
+    idx = np.array([[0, 0], [1, 1], [0, 1], [1, 0]])
+    p, low, high = _compare.bootstrap(d, [idx], 0.5)
+    assert p[0] == pytest.approx(3 / 5)
+    assert low[0] == pytest.approx(np.quantile([1, 0, 0.5, 0.5], 0.25))
+
+
+# ---- corrections and the output frame ----------------------------------------------------
+
+
+def test_holm_and_bonferroni_by_hand() -> None:
+    """Holm and bonferroni by hand."""
+    p = np.array([0.01, 0.04, 0.03])
+    np.testing.assert_allclose(_compare.adjust(p, "bonferroni"), [0.03, 0.12, 0.09])
+    # Holm: sorted 0.01*3, 0.03*2, 0.04*1 -> 0.03, 0.06, max(0.06, 0.04) = 0.06
+    np.testing.assert_allclose(_compare.adjust(p, "holm"), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(_compare.adjust(p, None), p)
+
+
+def test_table_shape_and_correction() -> None:
+    """Table shape and correction."""
+    values = _runs(25, k=4, seed=2)
+    frame = _frame(values).with_columns(pl.col("ndcg@10").alias("p@5"))
+    result = lp.compare(frame, baseline="run2", metrics=["ndcg@10", "p@5"], correction="bonferroni")
+    table = result.table
+    assert table.columns == [
+        "run", "metric", "mean", "difference", "ci_low", "ci_high", "p_value", "significant"
+    ]  # fmt: skip
+    assert table.height == 8
+    assert table["run"].to_list()[:2] == ["run2", "run2"]  # the baseline first
+    others = table.filter(pl.col("run") != "run2", pl.col("metric") == "p@5")
+    raw = [scipy_stats.ttest_rel(values[r], values["run2"]).pvalue for r in others["run"].to_list()]
+    np.testing.assert_allclose(others["p_value"].to_numpy(), raw, rtol=1e-12)
+    expected = [min(p * 3, 1.0) <= 0.05 for p in raw]
+    assert others["significant"].to_list() == expected
+
+
+def test_trec_long_and_mapping_inputs_agree() -> None:
+    """Trec long and mapping inputs agree."""
+    values = _runs(12, k=2, seed=5)
+    mapping = {
+        name: pl.DataFrame(
+            {
+                "qid": [f"q{i}" for i in range(12)] + ["all"],
+                "measure": "map",
+                "value": [*v, float(np.mean(v))],
+            }
+        )
+        for name, v in values.items()
+    }
+    long = lp.compare(mapping, baseline="run0")
+    wide = lp.compare(_frame(values, "map"), baseline="run0")
+    assert long.table.equals(wide.table)
+
+
+def test_several_query_columns_and_lazy_frames() -> None:
+    """Queries keyed by (user, query), runs given as LazyFrames: the same numbers."""
+    values = _runs(8, k=2, seed=6)
+    mapping = {
+        name: pl.LazyFrame(
+            {"user": ["u1", "u2"] * 4, "query": [i // 2 for i in range(8)], "ndcg": v}
+        )
+        for name, v in values.items()
+    }
+    result = lp.compare(mapping, baseline="run0", query=["user", "query"])
+    ref = scipy_stats.ttest_rel(values["run1"], values["run0"])
+    assert _row(result, "run1", "ndcg")["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_report_superscripts() -> None:
+    """Report superscripts."""
+    n = 12
+    rng = np.random.default_rng(0)
+    base = rng.random(n)
+    values = {"weak": base, "mid": base + 0.1 + rng.normal(0, 0.01, n), "strong": base + 0.3}
+    result = lp.compare(_frame(values), baseline="weak", test="student")
+    md = result.to_markdown(digits=3)
+    lines = md.splitlines()
+    assert lines[0] == "| # | run | ndcg@10 |"
+    assert lines[2] == f"| a | weak | {np.mean(base):.3f} |"
+    assert lines[3] == f"| b | mid | {np.mean(values['mid']):.3f}ᵃ |"
+    assert lines[4] == f"| c | strong | {np.mean(values['strong']):.3f}ᵃᵇ |"
+    tex = result.to_latex(digits=3)
+    assert f"c & strong & {np.mean(values['strong']):.3f}$^{{ab}}$ \\\\" in tex
+
+
+def test_lower_is_better_reverses_the_superscripts() -> None:
+    """Lower is better reverses the superscripts."""
+    x = np.linspace(0.1, 0.9, 10)
+    frame = _frame({"a": x, "b": x + 0.2}, metric="label_ranking_loss")
+    md = lp.compare(frame, baseline="a").to_markdown()
+    assert "| a | a | 0.5000ᵇ |" in md
+
+
+def test_missing_intersect() -> None:
+    """Missing intersect."""
+    values = _runs(10, k=2, seed=9)
+    frame = _frame(values).filter(~((pl.col("run") == "run1") & (pl.col("query") == "q3")))
+    result = lp.compare(frame, baseline="run0", missing="intersect")
+    keep = np.arange(10) != 3
+    ref = scipy_stats.ttest_rel(values["run1"][keep], values["run0"][keep])
+    assert _row(result, "run1")["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+    assert result.n_queries == 9
+
+
+# ---- bad input: one sentence each --------------------------------------------------------
+
+
+def _bad() -> pl.DataFrame:
+    return _frame({"a": np.array([0.1, 0.2, 0.3]), "b": np.array([0.3, 0.2, 0.5])})
+
+
+@pytest.mark.parametrize(
+    ("make", "kwargs", "msg"),
+    [
+        (
+            lambda: _bad().filter(~((pl.col("run") == "b") & (pl.col("query") == "q1"))),
+            {},
+            "run 'b' lacks 1 of the 3 queries of the baseline 'a' ('q1'): paired tests need "
+            "the same queries in every run. Score the missing queries (0 for a query a run did "
+            "not answer: trec_eval -c, lp.trec.evaluate(complete=True)), or pass "
+            "missing='intersect' to compare on the queries every run has.",
+        ),
+        (
+            lambda: pl.concat([_bad(), pl.DataFrame({"run": "b", "query": "q9", "ndcg@10": 0.1})]),
+            {},
+            "run 'b' has 1 queries that the baseline 'a' lacks ('q9'): paired tests need",
+        ),
+        (
+            lambda: {
+                "a": pl.DataFrame({"query": ["q1", "q2"], "ndcg": [0.1, 0.2], "map": [0.1, 0.2]}),
+                "b": pl.DataFrame({"query": ["q1", "q2"], "ndcg": [0.1, 0.2]}),
+            },
+            {},
+            "run 'b' has no metric 'map': every run needs every metric (its columns are "
+            "['query', 'ndcg']).",
+        ),
+        (
+            lambda: _bad().head(1).vstack(_bad().slice(3, 1)),
+            {},
+            "compare needs at least 2 queries scored by every run; got 1.",
+        ),
+        (
+            lambda: _bad().with_columns(
+                pl.when(pl.col("query") == "q2")
+                .then(float("nan"))
+                .otherwise(pl.col("ndcg@10"))
+                .alias("ndcg@10")
+            ),
+            {},
+            "run 'a' has 1 null or NaN value(s) of 'ndcg@10' (queries 'q2'): a per-query value "
+            "is needed for every query (score those queries, or drop them from every run).",
+        ),
+        (_bad, {"baseline": "c"}, "baseline 'c' is not one of the runs ['a', 'b']."),
+        (
+            _bad,
+            {"test": "wilcoxon"},
+            "The 'test' parameter of compare must be one of ['bootstrap', 'fisher', 'student']. "
+            "Got 'wilcoxon' instead.",
+        ),
+        (
+            _bad,
+            {"correction": "bh"},
+            "The 'correction' parameter of compare must be one of ['bonferroni', 'holm'] or "
+            "None. Got 'bh' instead.",
+        ),
+        (
+            _bad,
+            {"alpha": 1.5},
+            "The 'alpha' parameter of compare must be a float in the range (0, 1). Got 1.5 "
+            "instead.",
+        ),
+        (
+            _bad,
+            {"n_resamples": 0},
+            "The 'n_resamples' parameter of compare must be an int in the range [1, inf). "
+            "Got 0 instead.",
+        ),
+        (
+            lambda: _bad().rename({"run": "system"}),
+            {},
+            "per_query has no run column 'run' (columns ['system', 'query', 'ndcg@10']); pass "
+            "run= naming it, or a mapping run name -> per-query frame.",
+        ),
+        (
+            lambda: pl.concat([_bad(), _bad().head(1)]),
+            {},
+            "run 'a' lists 1 query(ies) more than once (e.g. 'q0').",
+        ),
+        (
+            lambda: _bad().filter(pl.col("run") == "a"),
+            {},
+            "compare needs at least 2 runs; got ['a'].",
+        ),
+        (_bad, {"metrics": ["mrr"]}, "per_query has no metric column 'mrr'"),
+    ],
+)
+def test_bad_input(make: object, kwargs: dict[str, object], msg: str) -> None:
+    """Bad input."""
+    options: dict[str, object] = {"baseline": "a", **kwargs}
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.compare(make(), **options)  # type: ignore[operator, arg-type]
+
+
+# ---- the command line --------------------------------------------------------------------
+
+TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
+
+
+def _reversed_run(path: Path) -> Path:
+    """The results.test run with every score negated: a much worse run on the same queries."""
+    lines = (TREC / "results.test").read_text().splitlines()
+    out = []
+    for line in lines:
+        f = line.split()
+        out.append(" ".join([*f[:4], str(-float(f[4])), *f[5:]]))
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def test_cli_compare_prints_the_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`lodestar-polars trec QRELS RUN1 RUN2 -m ... --compare` prints lp.compare's table."""
+    worse = _reversed_run(tmp_path / "reversed.test")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    argv = ["trec", str(qrels), str(best), str(worse), "-m", "map", "-m", "P.10", "-m", "num_ret"]
+    assert cli_main([*argv, "--compare", "--test", "fisher"]) == 0
+    per_query = {
+        name: lp.trec.evaluate(qrels=qrels, run=path, measures=["map", "P.10"], per_query=True)
+        for name, path in (("results.test", best), ("reversed.test", worse))
+    }
+    expected = lp.compare(per_query, baseline="results.test", test="fisher")
+    assert capsys.readouterr().out == expected.to_markdown() + "\n"
+    # several runs without --compare: refused, not silently the first
+    assert cli_main(argv) == 2
+    assert "2 runs given; several runs are compared with --compare" in capsys.readouterr().err
+
+
+def test_cli_compare_refuses_runs_with_different_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that lacks a query is named on stderr, exit status 2."""
+    lines = (TREC / "results.test").read_text().splitlines()
+    short = tmp_path / "short.test"
+    short.write_text("\n".join(line for line in lines if not line.startswith("301")) + "\n")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    assert cli_main(["trec", str(qrels), str(best), str(short), "-m", "map", "--compare"]) == 2
+    err = capsys.readouterr().err
+    assert "run 'short.test' lacks 1 of the 3 queries of the baseline 'results.test' ('301')" in err

@@ -1,0 +1,180 @@
+"""lp.summarize: micro vs macro means by cohort, seed 003 section 5 (issue 11)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+
+
+def _loop_reference(
+    rows: list[dict[str, object]], metric: str, cohort: str | None, weight: str | None
+) -> dict[object, tuple[float, float, int, int]]:
+    """Micro and macro means by plain Python loops: {cohort: (micro, macro, queries, users)}."""
+    groups: dict[object, list[dict[str, object]]] = {}
+    for row in rows:
+        if row[metric] is None:
+            continue
+        groups.setdefault(row[cohort] if cohort else None, []).append(row)
+        if cohort:
+            groups.setdefault("__whole__", []).append(row)
+    out = {}
+    for key, members in groups.items():
+        num = sum(float(r[metric]) * (float(r[weight]) if weight else 1.0) for r in members)
+        den = sum(float(r[weight]) if weight else 1.0 for r in members)
+        per_user: dict[object, list[dict[str, object]]] = {}
+        for r in members:
+            per_user.setdefault(r["user"], []).append(r)
+        user_means = []
+        for rs in per_user.values():
+            un = sum(float(r[metric]) * (float(r[weight]) if weight else 1.0) for r in rs)
+            ud = sum(float(r[weight]) if weight else 1.0 for r in rs)
+            user_means.append(un / ud)
+        out[None if key == "__whole__" else key] = (
+            num / den,
+            sum(user_means) / len(user_means),
+            len(members),
+            len(per_user),
+        )
+    return out
+
+
+@pytest.mark.parametrize("cohort", [None, "cohort"])
+@pytest.mark.parametrize("weight", [None, "w"])
+def test_equals_loop_reference(cohort: str | None, weight: str | None) -> None:
+    """Micro, macro, divergence and counts equal a loop reference (nulls skipped)."""
+    rng = np.random.default_rng(0)
+    n = 60
+    users = rng.integers(0, 12, n)
+    values = rng.random(n)
+    frame = pl.DataFrame(
+        {
+            "user": [f"u{u}" for u in users],
+            "cohort": ["new" if u < 5 else "active" for u in users],
+            "ndcg": [None if i % 13 == 0 else float(v) for i, v in enumerate(values)],
+            "w": rng.integers(1, 4, n),
+        }
+    )
+    result = lp.summarize(frame, metrics="ndcg", cohort=cohort, weight=weight)
+    expected = _loop_reference(frame.to_dicts(), "ndcg", cohort, weight)
+    assert result.height == len(expected)
+    for row in result.iter_rows(named=True):
+        micro, macro, queries, users_n = expected[row[cohort] if cohort else None]
+        assert row["micro"] == pytest.approx(micro, rel=1e-12)
+        assert row["macro"] == pytest.approx(macro, rel=1e-12)
+        assert row["divergence"] == pytest.approx(macro - micro, rel=1e-12, abs=1e-15)
+        assert (row["queries"], row["users"]) == (queries, users_n)
+
+
+def _log(*, newcomer_quality: bool, active_quality: bool = True) -> pl.DataFrame:
+    """A long eval log with seed 003's activity skew.
+
+    100 newcomers with one query each and 100 active users with 40 queries each: the
+    newcomers are half the users and 100 / 4100 = 2.4% of the queries. Each query has 5
+    documents, one relevant at a random position; "no quality" means nothing relevant was
+    shown (NDCG 0).
+    """
+    rng = np.random.default_rng(3)
+    rows: dict[str, list[object]] = {"user": [], "cohort": [], "query": [], "rel": [], "score": []}
+    q = 0
+    for u in range(200):
+        newcomer = u < 100
+        good = newcomer_quality if newcomer else active_quality
+        for _ in range(1 if newcomer else 40):
+            hit = rng.integers(0, 5)
+            for doc in range(5):
+                rows["user"].append(f"u{u}")
+                rows["cohort"].append("newcomer" if newcomer else "active")
+                rows["query"].append(q)
+                rows["rel"].append(int(good and doc == hit))
+                rows["score"].append(float(5 - doc))
+            q += 1
+    log = pl.DataFrame(rows)
+    return lp.evaluate(log, ["ndcg"], by=["cohort", "user", "query"], y_true="rel", y_score="score")
+
+
+def _whole(summary: pl.DataFrame) -> dict[str, float]:
+    return summary.filter(pl.col("cohort").is_null()).row(0, named=True)
+
+
+def test_seed_003_newcomers_move_macro_by_tenths_micro_by_hundredths() -> None:
+    """Seed 003 section 5: a release that kills onboarding looks neutral in micro."""
+    before = lp.summarize(_log(newcomer_quality=True), metrics="ndcg", cohort="cohort")
+    after = lp.summarize(_log(newcomer_quality=False), metrics="ndcg", cohort="cohort")
+    shares = before.filter(pl.col("cohort") == "newcomer").row(0, named=True)
+    whole = _whole(before)
+    assert shares["users"] / whole["users"] == 0.5  # half the audience by headcount
+    assert shares["queries"] / whole["queries"] == pytest.approx(100 / 4100)  # 2.4% of queries
+    micro_drop = _whole(before)["micro"] - _whole(after)["micro"]
+    macro_drop = _whole(before)["macro"] - _whole(after)["macro"]
+    assert 0.01 <= micro_drop < 0.1  # hundredths
+    assert 0.1 <= macro_drop < 1.0  # tenths
+    # exactly: the newcomers' mean NDCG times their share of queries / of users
+    newcomer_ndcg = shares["micro"]
+    assert micro_drop == pytest.approx(newcomer_ndcg * 100 / 4100, rel=1e-12)
+    assert macro_drop == pytest.approx(newcomer_ndcg * 0.5, rel=1e-12)
+    # the divergence is the diagnosis: after the release macro sits well below micro
+    assert _whole(after)["divergence"] < -0.1
+
+
+def test_seed_003_dropping_the_active_moves_both() -> None:
+    """The opposite case: both means fall, so it is noticed without cutting by cohort."""
+    before = _whole(lp.summarize(_log(newcomer_quality=True), metrics="ndcg", cohort="cohort"))
+    after = _whole(
+        lp.summarize(
+            _log(newcomer_quality=True, active_quality=False), metrics="ndcg", cohort="cohort"
+        )
+    )
+    assert before["micro"] - after["micro"] > 0.5
+    assert before["macro"] - after["macro"] > 0.2
+
+
+def _frame() -> pl.DataFrame:
+    return pl.DataFrame(
+        {"user": ["a", "a", "b"], "ndcg": [0.5, 1.0, 0.0], "w": [1.0, 2.0, 1.0], "c": ["x"] * 3}
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "kwargs", "msg"),
+    [
+        (
+            _frame,
+            {"metrics": "map"},
+            "The 'metrics' parameter of summarize names 'map', which is not a column of "
+            "per_query (['user', 'ndcg', 'w', 'c']).",
+        ),
+        (
+            _frame,
+            {"metrics": "ndcg", "average_over": "session"},
+            "The 'average_over' parameter of summarize names 'session', which is not a column",
+        ),
+        (
+            lambda: _frame().with_columns(ndcg=pl.Series([0.5, float("nan"), 0.0])),
+            {"metrics": "ndcg"},
+            "metric 'ndcg' has 1 NaN value(s) (first for user 'a'): a NaN would silently "
+            "poison both means; use null for a query that could not be scored.",
+        ),
+        (
+            lambda: _frame().with_columns(w=pl.Series([1.0, -2.0, 1.0])),
+            {"metrics": "ndcg", "weight": "w"},
+            "The 'weight' column 'w' must be finite and >= 0 on every row; 1 row(s) are not "
+            "(e.g. -2.0).",
+        ),
+        (
+            lambda: _frame().with_columns(user=pl.Series(["a", None, "b"])),
+            {"metrics": "ndcg"},
+            "The 'average_over' column 'user' has 1 null value(s).",
+        ),
+        (_frame, {"metrics": "c"}, "column 'c' must be numeric; it is String."),
+        (_frame, {"metrics": []}, "The 'metrics' parameter of summarize must name at least one"),
+    ],
+)
+def test_bad_input(make: object, kwargs: dict[str, object], msg: str) -> None:
+    """Each rule, one sentence."""
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.summarize(make(), **kwargs)  # type: ignore[operator, arg-type]
