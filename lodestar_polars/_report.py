@@ -14,14 +14,14 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from lodestar_polars._serving import check_frame, columns_of, require_columns
-from lodestar_polars._validation import check_k
+from lodestar_polars._validation import check_int, check_k, check_open_interval, check_option
 from lodestar_polars.exceptions import InvalidParameterError
 
 SCHEMA_VERSION = 1
@@ -41,39 +41,6 @@ _LIST, _ITEM, _ROW, _ORDER, _TRUTH = "__lp_list", "__lp_item", "__lp_row", "__lp
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-
-def check_option(value: object, name: str, allowed: Sequence[str]) -> str:
-    """One option among ``allowed``, in the house sentence."""
-    if isinstance(value, str) and value in allowed:
-        return value
-    msg = (
-        f"The {name!r} parameter of {CALLER} must be one of {sorted(allowed)}. "
-        f"Got {value!r} instead."
-    )
-    raise InvalidParameterError(msg)
-
-
-def _check_real(value: object, name: str, low: float, high: float) -> float:
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        v = float(value)
-        if low < v < high:
-            return v
-    msg = (
-        f"The {name!r} parameter of {CALLER} must be a float in the range ({low}, {high}). "
-        f"Got {value!r} instead."
-    )
-    raise InvalidParameterError(msg)
-
-
-def _check_int(value: object, name: str, low: int) -> int:
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and int(value) >= low:
-        return int(value)
-    msg = (
-        f"The {name!r} parameter of {CALLER} must be an int in the range [{low}, inf). "
-        f"Got {value!r} instead."
-    )
-    raise InvalidParameterError(msg)
 
 
 # ---------------------------------------------------------------------------
@@ -867,7 +834,7 @@ def ranking_report(
             f"objective names. Got {objectives!r} instead."
         )
         raise InvalidParameterError(msg)
-    names = [check_option(o, "objectives", OBJECTIVES) for o in objectives]
+    names = [check_option(o, "objectives", CALLER, OBJECTIVES) for o in objectives]
     if len(set(names)) != len(names):
         msg = f"The 'objectives' parameter of {CALLER} names an objective twice: {names!r}."
         raise InvalidParameterError(msg)
@@ -878,12 +845,12 @@ def ranking_report(
             f"{names!r}. Got {primary!r} instead."
         )
         raise InvalidParameterError(msg)
-    n_resamples = _check_int(n_resamples, "n_resamples", 1)
-    seed = _check_int(seed, "seed", 0)
-    confidence_level = _check_real(confidence_level, "confidence_level", 0.0, 1.0)
-    tail_share = _check_real(tail_share, "tail_share", 0.0, 1.0)
-    mp = check_option(multi_positive, "multi_positive", MULTI_POSITIVE)
-    eng: Engine = check_option(engine, "engine", ENGINES)  # type: ignore[assignment]
+    n_resamples = cast("int", check_int(n_resamples, "n_resamples", CALLER, allow_none=False))
+    seed = cast("int", check_int(seed, "seed", CALLER, allow_none=False, low=0))
+    confidence_level = check_open_interval(confidence_level, "confidence_level", CALLER, 0.0, 1.0)
+    tail_share = check_open_interval(tail_share, "tail_share", CALLER, 0.0, 1.0)
+    mp = check_option(multi_positive, "multi_positive", CALLER, MULTI_POSITIVE)
+    eng: Engine = check_option(engine, "engine", CALLER, ENGINES)  # type: ignore[assignment]
     for flag, flag_name in ((shrinkage, "shrinkage"), (percentile, "percentile")):
         if not isinstance(flag, (bool, np.bool_)):
             msg = f"The {flag_name!r} parameter of {CALLER} must be a bool. Got {flag!r} instead."

@@ -17,16 +17,18 @@ def _is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral)
 
 
-def check_int(value: object, name: str, caller: str, *, allow_none: bool = True) -> int | None:
-    """An int in [1, inf) of any integer type, or None where allowed.
+def check_int(
+    value: object, name: str, caller: str, *, allow_none: bool = True, low: int = 1
+) -> int | None:
+    """An int in [low, inf) of any integer type, or None where allowed.
 
-    As scikit-learn's ``Interval(Integral, 1, None)``: ``True`` passes as 1.
+    As scikit-learn's ``Interval(Integral, low, None)``: ``True`` passes as 1.
     """
     if value is None and allow_none:
         return None
-    if _is_int(value) and int(value) >= 1:  # type: ignore[call-overload]
+    if _is_int(value) and int(value) >= low:  # type: ignore[call-overload]
         return int(value)  # type: ignore[call-overload]
-    rule = "an int in the range [1, inf) or None" if allow_none else "an int in the range [1, inf)"
+    rule = f"an int in the range [{low}, inf)" + (" or None" if allow_none else "")
     msg = f"The {name!r} parameter of {caller} must be {rule}. Got {value!r} instead."
     raise InvalidParameterError(msg)
 
@@ -52,6 +54,19 @@ def check_real(value: object, name: str, caller: str, *, allow_none: bool = True
         return float(value)
     rule = "a finite real number" + (" or None" if allow_none else "")
     msg = f"The {name!r} parameter of {caller} must be {rule}. Got {value!r} instead."
+    raise InvalidParameterError(msg)
+
+
+def check_open_interval(value: object, name: str, caller: str, low: float, high: float) -> float:
+    """A real number strictly between ``low`` and ``high`` (a bool is not one)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        v = float(value)
+        if low < v < high:
+            return v
+    msg = (
+        f"The {name!r} parameter of {caller} must be a float in the range ({low}, {high}). "
+        f"Got {value!r} instead."
+    )
     raise InvalidParameterError(msg)
 
 
