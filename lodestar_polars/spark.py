@@ -203,6 +203,11 @@ def evaluate(
         With ``strict=True``, a group some metric refuses.
     ZeroDivisionError
         With ``mean=True`` and ``weight``, weights that sum to zero.
+    pyspark.errors.PythonException
+        A task failed: its message holds the worker's error, e.g. a weight
+        that varies within a group (``lp.evaluate``'s ``ValueError``), a
+        worker without lodestar_polars (``ImportError``) or a partition too
+        large for the worker's memory (``MemoryError``).
 
     Notes
     -----

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -322,3 +323,12 @@ def test_importing_the_package_imports_no_pyspark() -> None:
         "assert not [m for m in sys.modules if m.startswith(('pyspark', 'pandas'))]"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", sorted(lps.__all__))
+def test_public_name_has_its_page(name: str) -> None:
+    """Every public name of lodestar_polars.spark is on docs/spark.md, with a docstring."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "spark.md").read_text()
+    assert f"lodestar_polars.spark.{name}" in page or f"`{name}`" in page, name
+    if callable(getattr(lps, name)):
+        assert getattr(lps, name).__doc__
