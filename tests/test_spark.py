@@ -332,3 +332,24 @@ def test_public_name_has_its_page(name: str) -> None:
     assert f"lodestar_polars.spark.{name}" in page or f"`{name}`" in page, name
     if callable(getattr(lps, name)):
         assert getattr(lps, name).__doc__
+
+
+@needs_spark
+def test_partition_too_large_for_the_worker_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A MemoryError in a task (a capped Python worker) names the rows and the settings."""
+    import pyarrow as pa
+
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    schema = pa.schema([("query", pa.string()), ("rr", pa.float64())])
+    run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
+    batch = pa.record_batch({"query": ["a", "a", "b"], "rel": [1, 0, 1], "score": [0.5, 0.1, 0.2]})
+    assert pa.Table.from_batches(list(run(iter([batch])))).num_rows == 2  # as it runs normally
+    monkeypatch.setattr(lp, "evaluate", out_of_memory)
+    with pytest.raises(
+        MemoryError, match=r"a partition of 3 rows does not fit .* one group must fit"
+    ):
+        list(run(iter([batch])))
