@@ -28,7 +28,7 @@ from lodestar_polars._evaluate import evaluate as _lp_evaluate
 from lodestar_polars.exceptions import RefusedGroupError
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
     from pyspark.sql import Column
     from pyspark.sql import DataFrame as SparkDataFrame
 
