@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from lodestar_polars._evaluate import evaluate as _lp_evaluate
+from lodestar_polars._ties import TieRule
 from lodestar_polars.exceptions import RefusedGroupError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,13 +75,16 @@ def _partition_evaluator(
     y_score: str,
     weight: str | None,
     schema: pa.Schema,
+    options: dict[str, Any] | None = None,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """The function each Spark task runs on its partition's Arrow batches.
 
     It is a closure so that cloudpickle ships it by value: unpickling it on a
     worker imports nothing from this package, and the function itself checks
     that the worker has lodestar_polars, with a sentence saying what to do.
+    ``options`` are lp.evaluate's other keywords (``ties``, ``doc_id``, ...).
     """
+    extra = dict(options or {})
 
     def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -114,6 +118,7 @@ def _partition_evaluator(
                 y_score=y_score,
                 weight=weight,
                 strict=False,
+                **extra,
             )
         except MemoryError as error:
             msg = (
@@ -136,6 +141,10 @@ def evaluate(
     y_true: str,
     y_score: str,
     weight: str | None = None,
+    ties: TieRule = "average",
+    doc_id: str | None = None,
+    n_relevant: str | None = None,
+    judged: str | None = None,
     strict: bool = True,
     mean: bool = False,
     num_partitions: int | None = None,
@@ -163,6 +172,11 @@ def evaluate(
     weight : str, default=None
         A per-group weight column (one value per group), carried into the
         result and used by ``mean=True``.
+    ties, doc_id, n_relevant, judged
+        As :func:`lodestar_polars.evaluate` reads them (the tie rule, the
+        document id column trec_eval's tie order reads, the judged number of
+        relevant documents per group, the judged relevances per group): the
+        columns travel with the rows to the workers.
     strict : bool, default=True
         Raise :class:`~lodestar_polars.RefusedGroupError` naming the groups a
         metric cannot score, collected from every partition (the first ten by
@@ -250,6 +264,9 @@ def evaluate(
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
         columns["weight"] = weight
+    optional = {"doc_id": doc_id, "n_relevant": n_relevant, "judged": judged}
+    columns.update({role: c for role, c in optional.items() if c is not None})
+    options: dict[str, Any] = {"ties": ties, **{r: c for r, c in optional.items() if c}}
     for role, column in columns.items():
         if column not in sdf.columns:
             msg = f"`{role}` column {column!r} is not in the frame (columns: {sdf.columns})"
@@ -263,12 +280,16 @@ def evaluate(
     arrow_in = to_arrow_schema(source.schema)
     empty = pl.from_arrow(arrow_in.empty_table())
     assert isinstance(empty, pl.DataFrame)
-    _lp_evaluate(empty, names, by=keys, y_true=y_true, y_score=y_score, weight=weight)
-
-    fields = [source.schema[c] for c in [*keys, *([weight] if weight else [])]]
+    shape = _lp_evaluate(
+        empty, names, by=keys, y_true=y_true, y_score=y_score, weight=weight, **options
+    )
+    # the result's columns as lp.evaluate gives them: the input columns it
+    # carries (keys, weight) with their Spark types, then one DOUBLE per metric
     out = StructType(
-        [StructField(f.name, f.dataType, True) for f in fields]
-        + [StructField(name, DoubleType(), True) for name in names]
+        [
+            StructField(c, source.schema[c].dataType if c not in names else DoubleType(), True)
+            for c in shape.columns
+        ]
     )
     arrow_out = to_arrow_schema(out)
 
@@ -280,7 +301,7 @@ def evaluate(
             math.ceil(rows / partition_rows),
             min(parallelism, rows // _MIN_PARTITION_ROWS),
         )
-    run = _partition_evaluator(names, keys, y_true, y_score, weight, arrow_out)
+    run = _partition_evaluator(names, keys, y_true, y_score, weight, arrow_out, options)
     per_group = source.repartition(
         num_partitions, *(functions.col(_quoted(k)) for k in keys)
     ).mapInArrow(run, out)
@@ -291,7 +312,9 @@ def evaluate(
     per_group = per_group.persist()
     metric_columns = [functions.col(_quoted(name)) for name in names]
     if strict:
-        _raise_refused(source, per_group, keys, names, metric_columns, y_true, y_score, weight)
+        _raise_refused(
+            source, per_group, keys, names, metric_columns, y_true, y_score, weight, options
+        )
     if not mean:
         return per_group
     return _mean(per_group, names, metric_columns, weight)
@@ -306,6 +329,7 @@ def _raise_refused(
     y_true: str,
     y_score: str,
     weight: str | None,
+    options: dict[str, Any],
 ) -> None:
     """Raise RefusedGroupError if any partition refused a group (strict=True)."""
     import functools
@@ -339,7 +363,7 @@ def _raise_refused(
         f"the {named} first by key (evaluated again on the driver to say why):"
     )
     try:
-        _lp_evaluate(rows, names, by=keys, y_true=y_true, y_score=y_score, weight=weight)
+        _lp_evaluate(rows, names, by=keys, y_true=y_true, y_score=y_score, weight=weight, **options)
     except RefusedGroupError as error:
         msg = f"{header}\n{error}"
         raise RefusedGroupError(msg) from None

@@ -116,6 +116,31 @@ def test_per_group_values_are_bit_identical(spark: Any, metrics: list[str]) -> N
 
 
 @needs_spark
+def test_trec_eval_ties_doc_id_and_judged_counts(spark: Any) -> None:
+    """ties="trec_eval" with a document id, and n_relevant: lp.evaluate's options travel."""
+    log = _log(seed=9).with_columns(
+        docno=pl.format("d{}", pl.int_range(pl.len()) % 97),
+        n_rel=((pl.col("rel") > 0).sum().over("query") + 2).cast(pl.Int64),
+    )
+    sdf = spark.createDataFrame(log.to_arrow())
+    metrics = ["P.5", "recall@10", "map@10", "ndcg_cut.5"]
+    kwargs: dict[str, Any] = {
+        "by": "query",
+        "y_true": "rel",
+        "y_score": "score",
+        "ties": "trec_eval",
+        "doc_id": "docno",
+        "n_relevant": "n_rel",
+        "strict": False,
+    }
+    got = _collect(lps.evaluate(sdf, metrics, num_partitions=3, **kwargs), ["query"])
+    expected = lp.evaluate(log, metrics, **kwargs)
+    assert got.equals(expected)
+    averaged = lp.evaluate(log, metrics, by="query", y_true="rel", y_score="score", strict=False)
+    assert not got.equals(averaged)  # the options did change the numbers
+
+
+@needs_spark
 def test_multi_column_keys_null_key_and_null_scores(spark: Any) -> None:
     """Two key columns (one with nulls), null scores refused the same way."""
     rng = np.random.default_rng(7)
