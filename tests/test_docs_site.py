@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars import InvalidParameterError, arrays, trec
+from lodestar_polars import InvalidParameterError, arrays, spark, trec
 from lodestar_polars._registry import resolve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +33,7 @@ API_NAMES = (
     [f"lodestar_polars.{n}" for n in lp.__all__ if not inspect.ismodule(getattr(lp, n))]
     + [f"lodestar_polars.arrays.{n}" for n in arrays.__all__]
     + [f"lodestar_polars.trec.{n}" for n in trec.__all__]
+    + [f"lodestar_polars.spark.{n}" for n in spark.__all__]
 )
 
 

@@ -1,0 +1,401 @@
+"""``lp.evaluate``'s metrics on a Spark DataFrame: one Polars call per partition, through Arrow.
+
+The rows are shuffled so that every group (query, sample) lands whole in one
+partition (``repartition(n, *by)``); each partition's Arrow batches become one
+Polars frame (``pl.from_arrow``, no copy of the columns) and one
+:func:`lodestar_polars.evaluate` call scores all of its groups; the per-group
+values come back as Arrow (``mapInArrow``).  So the numbers are the
+single-machine numbers, bit for bit: the same code runs on the same rows of
+each group.
+
+Importing this module imports neither pyspark nor anything Spark needs: pyspark
+is imported when :func:`evaluate` is called, and ``import lodestar_polars``
+never imports this module.  Install the extra with
+``pip install "lodestar-polars[spark]"``; the Spark workers need
+lodestar-polars (with polars, numpy and pyarrow) in the Python they run
+(``PYSPARK_PYTHON``).  See ``docs/spark.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from lodestar_polars._evaluate import evaluate as _lp_evaluate
+from lodestar_polars._ties import TieRule
+from lodestar_polars.exceptions import RefusedGroupError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+    from pyspark.sql import Column
+    from pyspark.sql import DataFrame as SparkDataFrame
+
+__all__ = ["DEFAULT_PARTITION_ROWS", "evaluate"]
+
+DEFAULT_PARTITION_ROWS = 2_000_000
+"""Rows per partition :func:`evaluate` aims at when ``num_partitions`` is not given.
+
+About 200 MB of input columns per task and a second or two of Polars work:
+large enough that the per-task overhead (a Python worker, an Arrow stream) is
+small, small enough that a task's frame fits comfortably in a worker's memory.
+"""
+
+_MIN_PARTITION_ROWS = 100_000
+"""Below this many rows a partition is not split further to use more cores."""
+
+_SHOWN = 10
+"""Refused groups whose rows are brought to the driver to name them and say why."""
+
+_INSTALL_EXTRA = (
+    'lodestar_polars.spark needs pyspark: install the extra, pip install "lodestar-polars[spark]"'
+)
+
+
+def _pyspark() -> Any:
+    """Import pyspark's SQL functions, or say how to install them."""
+    try:
+        from pyspark.sql import functions
+    except ImportError as error:
+        raise ImportError(_INSTALL_EXTRA) from error
+    return functions
+
+
+def _quoted(name: str) -> str:
+    """A column name Spark reads literally (``ndcg@10``, ``P.10``, names with spaces)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _partition_evaluator(
+    names: list[str],
+    keys: list[str],
+    y_true: str,
+    y_score: str,
+    weight: str | None,
+    schema: pa.Schema,
+    options: dict[str, Any] | None = None,
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The function each Spark task runs on its partition's Arrow batches.
+
+    It is a closure so that cloudpickle ships it by value: unpickling it on a
+    worker imports nothing from this package, and the function itself checks
+    that the worker has lodestar_polars, with a sentence saying what to do.
+    ``options`` are lp.evaluate's other keywords (``ties``, ``doc_id``, ...).
+    """
+    extra = dict(options or {})
+
+    def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import sys
+
+        try:
+            import polars
+            import pyarrow
+
+            import lodestar_polars
+        except ImportError as error:
+            msg = (
+                "lodestar_polars is not importable on this Spark worker "
+                f"(Python {sys.executable}): install lodestar-polars (with polars, numpy and "
+                "pyarrow) in the Python environment every worker runs (PYSPARK_PYTHON), the "
+                f"same version as the driver's; the import failed with: {error}"
+            )
+            raise ImportError(msg) from error
+        received = list(batches)
+        rows = sum(batch.num_rows for batch in received)
+        if not rows:
+            return
+        try:
+            frame = polars.from_arrow(pyarrow.Table.from_batches(received))
+            del received
+            assert isinstance(frame, polars.DataFrame)
+            result = lodestar_polars.evaluate(
+                frame,
+                names,
+                by=keys,
+                y_true=y_true,
+                y_score=y_score,
+                weight=weight,
+                strict=False,
+                **extra,
+            )
+        except MemoryError as error:
+            msg = (
+                f"a partition of {rows} rows does not fit in this Spark worker's Python memory: "
+                "give the Python workers more (spark.executor.pyspark.memory, "
+                "spark.executor.memoryOverhead) or, if the partition holds many groups, use more "
+                "partitions (num_partitions=); one group must fit in one worker's memory"
+            )
+            raise MemoryError(msg) from error
+        yield from result.to_arrow().cast(schema).to_batches()
+
+    return evaluate_partition
+
+
+def evaluate(
+    sdf: SparkDataFrame,
+    metrics: Sequence[str],
+    *,
+    by: str | Sequence[str],
+    y_true: str,
+    y_score: str,
+    weight: str | None = None,
+    ties: TieRule = "average",
+    doc_id: str | None = None,
+    n_relevant: str | None = None,
+    judged: str | None = None,
+    strict: bool = True,
+    mean: bool = False,
+    num_partitions: int | None = None,
+    partition_rows: int = DEFAULT_PARTITION_ROWS,
+) -> SparkDataFrame:
+    """Evaluate several metrics per group of a long Spark DataFrame.
+
+    The metrics, names, options and numbers of :func:`lodestar_polars.evaluate`,
+    computed by the Spark executors: the rows are repartitioned by the ``by``
+    columns (a group is never split) and each partition is scored by one
+    ``lp.evaluate`` call on its rows as a Polars frame (``mapInArrow``).
+
+    Parameters
+    ----------
+    sdf
+        A long ``pyspark.sql.DataFrame``: one row per (group, item).
+    metrics
+        Metric names, as :func:`lodestar_polars.evaluate` reads them
+        (``"ndcg@10"``, ``"rr"``, ``"P.10"``, ``"map@100"``, ...).  Each becomes
+        a DOUBLE column of that name.
+    by
+        The column(s) that identify a group (a query, a sample).
+    y_true, y_score
+        The relevance (or truth) and score columns.
+    weight : str, default=None
+        A per-group weight column (one value per group), carried into the
+        result and used by ``mean=True``.
+    ties, doc_id, n_relevant, judged
+        As :func:`lodestar_polars.evaluate` reads them (the tie rule, the
+        document id column trec_eval's tie order reads, the judged number of
+        relevant documents per group, the judged relevances per group): the
+        columns travel with the rows to the workers.
+    strict : bool, default=True
+        Raise :class:`~lodestar_polars.RefusedGroupError` naming the groups a
+        metric cannot score, collected from every partition (the first ten by
+        key are named, with the reason), and how many each metric refused.
+        With ``False`` those groups get null.
+    mean : bool, default=False
+        Return one row: each metric's mean over its scored groups (weighted by
+        ``weight``), computed with Spark aggregates over the per-group result.
+    num_partitions : int, default=None
+        Partitions (tasks) to score the groups in.  By default about
+        ``partition_rows`` rows each, and at least as many as the cluster's
+        default parallelism when the data has 100,000 rows per core; the
+        default costs one count of the input rows.
+    partition_rows : int, default=2,000,000
+        Rows per partition aimed at when ``num_partitions`` is not given.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        One row per group (in no particular order): the ``by`` columns with
+        their Spark types, the weight column if given, and one DOUBLE column
+        per metric.  With ``mean=True``, one row of DOUBLE means.  When
+        ``strict=True`` or ``mean=True`` the per-group result has been
+        computed (and cached with ``persist()``) by the time this returns;
+        otherwise it is a lazy plan like any Spark DataFrame.
+
+    Raises
+    ------
+    ImportError
+        pyspark is not installed (install the ``spark`` extra), or, from a
+        task, lodestar_polars is not installed on a worker.
+    InvalidParameterError
+        An unknown metric name, or a cutoff on a metric that takes none.
+    ValueError
+        A missing column, a non-numeric ``y_true``/``y_score``/``weight``, a
+        ``num_partitions`` or ``partition_rows`` below 1.
+    RefusedGroupError
+        With ``strict=True``, a group some metric refuses.
+    ZeroDivisionError
+        With ``mean=True`` and ``weight``, weights that sum to zero.
+    pyspark.errors.PythonException
+        A task failed: its message holds the worker's error, e.g. a weight
+        that varies within a group (``lp.evaluate``'s ``ValueError``), a
+        worker without lodestar_polars (``ImportError``) or a partition too
+        large for the worker's memory (``MemoryError``).
+
+    Notes
+    -----
+    One group must fit in one Python worker's memory (about 100 bytes a row
+    while it is scored).  A worker that runs out raises ``MemoryError``
+    naming the partition size when ``spark.executor.pyspark.memory`` caps the
+    worker; without a cap the cluster manager kills the executor instead.
+
+    Examples
+    --------
+    With a Spark session ``spark`` (``docs/spark.md`` shows how to start one)::
+
+        import lodestar_polars.spark
+
+        log = spark.read.parquet("eval_log.parquet")
+        per_query = lodestar_polars.spark.evaluate(
+            log, ["ndcg@10", "rr", "ap"], by="query", y_true="rel", y_score="score"
+        )
+        means = lodestar_polars.spark.evaluate(
+            log, ["ndcg@10", "rr"], by="query", y_true="rel", y_score="score", mean=True
+        )
+    """
+    functions = _pyspark()
+    from pyspark.sql import DataFrame as SparkDataFrame
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import DoubleType, StructField, StructType
+
+    if not isinstance(sdf, SparkDataFrame):
+        msg = f"`sdf` must be a pyspark.sql.DataFrame, got {type(sdf).__name__}"
+        raise TypeError(msg)
+    keys = [by] if isinstance(by, str) else list(by)
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if num_partitions is not None and num_partitions < 1:
+        msg = f"`num_partitions` must be at least 1, got {num_partitions}"
+        raise ValueError(msg)
+    if partition_rows < 1:
+        msg = f"`partition_rows` must be at least 1, got {partition_rows}"
+        raise ValueError(msg)
+    columns = {f"by[{i}]": key for i, key in enumerate(keys)}
+    columns.update(y_true=y_true, y_score=y_score)
+    if weight is not None:
+        columns["weight"] = weight
+    optional = {"doc_id": doc_id, "n_relevant": n_relevant, "judged": judged}
+    columns.update({role: c for role, c in optional.items() if c is not None})
+    options: dict[str, Any] = {"ties": ties, **{r: c for r, c in optional.items() if c}}
+    for role, column in columns.items():
+        if column not in sdf.columns:
+            msg = f"`{role}` column {column!r} is not in the frame (columns: {sdf.columns})"
+            raise ValueError(msg)
+    needed = list(dict.fromkeys(columns.values()))
+    source = sdf.select(*(functions.col(_quoted(c)) for c in needed))
+
+    # Every rule lp.evaluate checks before it reads a row (metric names,
+    # options, dtypes, `by` not empty), checked here on the driver against an
+    # empty frame of the same Arrow schema, so a mistake never reaches a task.
+    arrow_in = to_arrow_schema(source.schema)
+    empty = pl.from_arrow(arrow_in.empty_table())
+    assert isinstance(empty, pl.DataFrame)
+    shape = _lp_evaluate(
+        empty, names, by=keys, y_true=y_true, y_score=y_score, weight=weight, **options
+    )
+    # the result's columns as lp.evaluate gives them: the input columns it
+    # carries (keys, weight) with their Spark types, then one DOUBLE per metric
+    out = StructType(
+        [
+            StructField(c, source.schema[c].dataType if c not in names else DoubleType(), True)
+            for c in shape.columns
+        ]
+    )
+    arrow_out = to_arrow_schema(out)
+
+    if num_partitions is None:
+        rows = source.count()
+        parallelism = sdf.sparkSession.sparkContext.defaultParallelism
+        num_partitions = max(
+            1,
+            math.ceil(rows / partition_rows),
+            min(parallelism, rows // _MIN_PARTITION_ROWS),
+        )
+    run = _partition_evaluator(names, keys, y_true, y_score, weight, arrow_out, options)
+    per_group = source.repartition(
+        num_partitions, *(functions.col(_quoted(k)) for k in keys)
+    ).mapInArrow(run, out)
+    if not (strict or mean):
+        return per_group
+
+    # cached: the refusal check and the mean would each re-run the whole plan
+    per_group = per_group.persist()
+    metric_columns = [functions.col(_quoted(name)) for name in names]
+    if strict:
+        _raise_refused(
+            source, per_group, keys, names, metric_columns, y_true, y_score, weight, options
+        )
+    if not mean:
+        return per_group
+    return _mean(per_group, names, metric_columns, weight)
+
+
+def _raise_refused(
+    source: SparkDataFrame,
+    per_group: SparkDataFrame,
+    keys: list[str],
+    names: list[str],
+    metric_columns: list[Column],
+    y_true: str,
+    y_score: str,
+    weight: str | None,
+    options: dict[str, Any],
+) -> None:
+    """Raise RefusedGroupError if any partition refused a group (strict=True)."""
+    import functools
+
+    from pyspark.sql import functions
+
+    counts = per_group.agg(
+        *(
+            functions.count_if(c.isNull()).alias(n)
+            for c, n in zip(metric_columns, names, strict=True)
+        )
+    ).first()
+    assert counts is not None
+    refused = {name: int(counts[name]) for name in names if counts[name]}
+    if not refused:
+        return
+    any_null = functools.reduce(lambda a, b: a | b, (c.isNull() for c in metric_columns))
+    key_columns = [functions.col(_quoted(k)) for k in keys]
+    shown = per_group.filter(any_null).select(*key_columns).orderBy(*key_columns).limit(_SHOWN)
+    # the rows of those groups (null keys match null keys, as in lp.evaluate)
+    condition = functools.reduce(
+        lambda a, b: a & b,
+        (source[_quoted(k)].eqNullSafe(shown[_quoted(k)]) for k in keys),
+    )
+    rows = pl.from_arrow(source.join(shown, on=condition, how="left_semi").toArrow())
+    assert isinstance(rows, pl.DataFrame)
+    summary = ", ".join(f"{name!r} {n}" for name, n in refused.items())
+    named = rows.select(keys).unique().height
+    header = (
+        f"groups refused over all Spark partitions, per metric: {summary}; "
+        f"the {named} first by key (evaluated again on the driver to say why):"
+    )
+    try:
+        _lp_evaluate(rows, names, by=keys, y_true=y_true, y_score=y_score, weight=weight, **options)
+    except RefusedGroupError as error:
+        msg = f"{header}\n{error}"
+        raise RefusedGroupError(msg) from None
+    msg = f"{header}\n(their rows, evaluated again on the driver, were not refused)"
+    raise RefusedGroupError(msg)
+
+
+def _mean(
+    per_group: SparkDataFrame, names: list[str], metric_columns: list[Column], weight: str | None
+) -> SparkDataFrame:
+    """One row of means over the scored groups, as lp.evaluate's ``mean=True`` weighs them."""
+    from pyspark.sql import functions
+
+    if weight is None:
+        return per_group.agg(
+            *(functions.avg(c).alias(n) for c, n in zip(metric_columns, names, strict=True))
+        )
+    w = functions.col(_quoted(weight)).cast("double")
+    totals = per_group.agg(
+        *(
+            functions.sum(functions.when(c.isNotNull(), w)).alias(n)
+            for c, n in zip(metric_columns, names, strict=True)
+        )
+    ).first()
+    assert totals is not None
+    for name in names:
+        if not totals[name]:
+            msg = f"metric {name!r}: Weights sum to zero, can't be normalized"
+            raise ZeroDivisionError(msg)
+    return per_group.agg(
+        *(
+            (functions.sum(c * w) / totals[n]).alias(n)
+            for c, n in zip(metric_columns, names, strict=True)
+        )
+    )

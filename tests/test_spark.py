@@ -1,0 +1,380 @@
+"""lodestar_polars.spark: Spark's per-group values equal single-machine lp.evaluate bit for bit.
+
+One local[2] Spark session (a real JVM) for the module, small frames.  The
+Spark tests skip, with the reason, only where pyspark or Java is missing (the
+dependency-floor job installs no pyspark); with LODESTAR_REQUIRE_SPARK=1, as
+the main CI run sets it, a missing pyspark or Java fails them instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+import lodestar_polars.spark as lps
+
+
+def _missing() -> str | None:
+    if importlib.util.find_spec("pyspark") is None:
+        return 'pyspark is not installed (pip install -e ".[test,spark]")'
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
+    ):
+        return "no Java runtime (java on PATH or JAVA_HOME): Spark needs a JVM"
+    return None
+
+
+MISSING = _missing()
+if MISSING and os.environ.get("LODESTAR_REQUIRE_SPARK") == "1":
+    msg = f"LODESTAR_REQUIRE_SPARK=1 but the Spark tests cannot run: {MISSING}"
+    raise RuntimeError(msg)
+needs_spark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    """One local[2] session for the module, its workers running this interpreter."""
+    from pyspark.sql import SparkSession
+
+    before = os.environ.get("PYSPARK_PYTHON")
+    # the workers must run this interpreter, which has polars and lodestar_polars
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("lodestar_polars tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    if before is None:
+        os.environ.pop("PYSPARK_PYTHON", None)
+    else:
+        os.environ["PYSPARK_PYTHON"] = before
+
+
+def _log(seed: int, groups: int = 120, rows: int = 1500) -> pl.DataFrame:
+    """Tie-heavy: scores from 4 values, graded relevance 0-3, Zipf-ish group sizes."""
+    rng = np.random.default_rng(seed)
+    query = np.minimum(rng.zipf(1.3, rows), groups) - 1
+    return pl.DataFrame(
+        {
+            "query": [f"q{q:03d}" for q in query],
+            "rel": rng.integers(0, 4, rows),
+            "score": rng.integers(0, 4, rows) / 4.0,
+        }
+    )
+
+
+def _collect(sdf: Any, keys: list[str]) -> pl.DataFrame:
+    frame = pl.from_arrow(sdf.toArrow())
+    assert isinstance(frame, pl.DataFrame)
+    return frame.sort(keys, nulls_last=False)
+
+
+@needs_spark
+@pytest.mark.parametrize(
+    "metrics",
+    [
+        ["ndcg@10", "rr", "dcg"],
+        ["P.5", "recall@10", "map@100", "Rprec", "ndcg_cut.3", "success.1"],
+        ["ndcg_burges@5", "hit_rate@3", "top_k_accuracy@2", "coverage_error"],
+    ],
+)
+def test_per_group_values_are_bit_identical(spark: Any, metrics: list[str]) -> None:
+    """Several metric sets on tie-heavy string-keyed data: the very same floats."""
+    log = _log(seed=len(metrics))
+    sdf = spark.createDataFrame(log.to_arrow())
+    got = _collect(
+        lps.evaluate(
+            sdf, metrics, by="query", y_true="rel", y_score="score", strict=False, num_partitions=3
+        ),
+        ["query"],
+    )
+    expected = lp.evaluate(log, metrics, by="query", y_true="rel", y_score="score", strict=False)
+    assert expected.null_count().sum_horizontal().item() > 0  # one-document queries refused
+    assert got.schema == expected.schema
+    assert got.height == log["query"].n_unique()
+    assert got.equals(expected)  # exact, not approximate
+
+
+@needs_spark
+def test_trec_eval_ties_doc_id_and_judged_counts(spark: Any) -> None:
+    """ties="trec_eval" with a document id, and n_relevant: lp.evaluate's options travel."""
+    log = _log(seed=9).with_columns(
+        docno=pl.format("d{}", pl.int_range(pl.len()) % 97),
+        n_rel=((pl.col("rel") > 0).sum().over("query") + 2).cast(pl.Int64),
+    )
+    sdf = spark.createDataFrame(log.to_arrow())
+    metrics = ["P.5", "recall@10", "map@10", "ndcg_cut.5"]
+    kwargs: dict[str, Any] = {
+        "by": "query",
+        "y_true": "rel",
+        "y_score": "score",
+        "ties": "trec_eval",
+        "doc_id": "docno",
+        "n_relevant": "n_rel",
+        "strict": False,
+    }
+    got = _collect(lps.evaluate(sdf, metrics, num_partitions=3, **kwargs), ["query"])
+    expected = lp.evaluate(log, metrics, **kwargs)
+    assert got.equals(expected)
+    averaged = lp.evaluate(log, metrics, by="query", y_true="rel", y_score="score", strict=False)
+    assert not got.equals(averaged)  # the options did change the numbers
+
+
+@needs_spark
+def test_multi_column_keys_null_key_and_null_scores(spark: Any) -> None:
+    """Two key columns (one with nulls), null scores refused the same way."""
+    rng = np.random.default_rng(7)
+    rows = 800
+    log = pl.DataFrame(
+        {
+            "user": pl.Series(rng.integers(0, 10, rows), dtype=pl.Int32),
+            "session": [f"s{s}" if s else None for s in rng.integers(0, 6, rows)],
+            "rel": rng.integers(0, 2, rows).astype(bool),
+            "score": [None if u < 0.01 else float(u // 0.1) for u in rng.random(rows)],
+        }
+    )
+    assert log["score"].null_count() > 0
+    sdf = spark.createDataFrame(log.to_arrow())
+    metrics = ["ndcg@5", "ap", "rr@3"]
+    keys = ["user", "session"]
+    got = _collect(
+        lps.evaluate(
+            sdf, metrics, by=keys, y_true="rel", y_score="score", strict=False, num_partitions=4
+        ),
+        keys,
+    )
+    expected = lp.evaluate(log, metrics, by=keys, y_true="rel", y_score="score", strict=False)
+    assert expected["ap"].null_count() > 0  # the groups holding a null score
+    assert expected["session"].null_count() > 0  # a null key is a group too
+    assert got.equals(expected)
+
+
+def _refusing_log() -> pl.DataFrame:
+    """60 queries of 10 documents, binary relevance but for four queries holding a 2.
+
+    `ap` refuses exactly those four; `ndcg` refuses none.
+    """
+    rng = np.random.default_rng(11)
+    query = np.repeat(np.arange(60), 10)
+    rel = (np.arange(600) % 3 == 0).astype(np.int64)
+    bad = np.isin(query, [0, 1, 13, 29]) & (rel == 1)
+    return pl.DataFrame(
+        {
+            "query": [f"q{q:03d}" for q in query],
+            "rel": np.where(bad, 2, rel),
+            "score": rng.integers(0, 4, 600) / 4.0,
+        }
+    )
+
+
+@needs_spark
+def test_strict_names_refused_groups_from_every_partition(spark: Any) -> None:
+    """strict=True names the refused groups of all partitions, with the reason."""
+    from pyspark.sql import functions
+
+    log = _refusing_log()
+    sdf = spark.createDataFrame(log.to_arrow())
+    # the refused groups sit in different partitions (the same hash repartition uses)
+    placed = (
+        sdf.repartition(4, "query")
+        .withColumn("part", functions.spark_partition_id())
+        .filter(functions.col("query").isin("q000", "q001", "q013", "q029"))
+        .select("part")
+        .distinct()
+        .count()
+    )
+    assert placed >= 2
+    with pytest.raises(lp.RefusedGroupError) as raised:
+        lps.evaluate(
+            sdf, ["ndcg", "ap"], by="query", y_true="rel", y_score="score", num_partitions=4
+        )
+    message = str(raised.value)
+    assert "per metric: 'ap' 4;" in message
+    for group in ["q000", "q001", "q013", "q029"]:
+        assert f"query={group!r}: average_precision needs a binary y_true" in message
+    assert "'ndcg'" not in message.split(";")[0]
+
+
+@needs_spark
+def test_not_strict_gives_null_for_refused_groups(spark: Any) -> None:
+    """strict=False: null for exactly the refused groups."""
+    log = _refusing_log()
+    sdf = spark.createDataFrame(log.to_arrow())
+    got = _collect(
+        lps.evaluate(
+            sdf,
+            ["ndcg", "ap"],
+            by="query",
+            y_true="rel",
+            y_score="score",
+            strict=False,
+            num_partitions=4,
+        ),
+        ["query"],
+    )
+    expected = lp.evaluate(
+        log, ["ndcg", "ap"], by="query", y_true="rel", y_score="score", strict=False
+    )
+    assert got.equals(expected)
+    assert got.filter(pl.col("ap").is_null())["query"].to_list() == ["q000", "q001", "q013", "q029"]
+
+
+@needs_spark
+def test_weights_and_means(spark: Any) -> None:
+    """Weights carried per group; means (weighted or not) within 1e-12 of lp's."""
+    log = _refusing_log()
+    weights = pl.DataFrame({"query": log["query"].unique()}).with_columns(
+        w=(pl.col("query").str.slice(1).cast(pl.Int64) % 5 + 1).cast(pl.Float64)
+    )
+    log = log.join(weights, on="query")
+    sdf = spark.createDataFrame(log.to_arrow())
+    metrics = ["ndcg@10", "ap", "P.5"]
+    kwargs: dict[str, Any] = {
+        "by": "query",
+        "y_true": "rel",
+        "y_score": "score",
+        "weight": "w",
+        "strict": False,
+    }
+    got = _collect(lps.evaluate(sdf, metrics, num_partitions=3, **kwargs), ["query"])
+    assert got.equals(lp.evaluate(log, metrics, **kwargs))
+    for weight in ["w", None]:
+        kwargs["weight"] = weight
+        means = lps.evaluate(sdf, metrics, num_partitions=3, mean=True, **kwargs).collect()
+        assert len(means) == 1
+        expected = lp.evaluate(log, metrics, mean=True, **kwargs).row(0, named=True)
+        for name in metrics:
+            assert math.isclose(means[0][name], expected[name], rel_tol=1e-12, abs_tol=0.0)
+
+
+@needs_spark
+def test_weights_summing_to_zero(spark: Any) -> None:
+    """Zero weights: lp.evaluate's ZeroDivisionError and sentence."""
+    log = _log(seed=3, groups=5, rows=40).with_columns(w=pl.lit(0.0))
+    sdf = spark.createDataFrame(log.to_arrow())
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score", "weight": "w"}
+    with pytest.raises(ZeroDivisionError, match="metric 'rr': Weights sum to zero"):
+        lp.evaluate(log, ["rr"], mean=True, **kwargs)
+    with pytest.raises(ZeroDivisionError, match="metric 'rr': Weights sum to zero"):
+        lps.evaluate(sdf, ["rr"], mean=True, num_partitions=2, **kwargs)
+
+
+@needs_spark
+def test_default_partitioning(spark: Any) -> None:
+    """About partition_rows rows a partition when num_partitions is not given."""
+    log = _log(seed=5, groups=40, rows=400)
+    log = log.filter(pl.len().over("query") > 1)  # ndcg refuses one-document queries
+    sdf = spark.createDataFrame(log.to_arrow())
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    result = lps.evaluate(sdf, ["ndcg@5"], **kwargs)  # under 400 rows: one partition
+    assert result.rdd.getNumPartitions() == 1
+    assert _collect(result, ["query"]).equals(lp.evaluate(log, ["ndcg@5"], **kwargs))
+    # 301 to 400 rows at 150 a partition: three
+    result = lps.evaluate(sdf, ["ndcg@5"], partition_rows=150, strict=False, **kwargs)
+    assert result.rdd.getNumPartitions() == 3
+
+
+@needs_spark
+def test_bad_input_is_refused_on_the_driver(spark: Any) -> None:
+    """Bad input fails on the driver with lp.evaluate's sentences."""
+    log = _log(seed=2, groups=5, rows=30)
+    sdf = spark.createDataFrame(log.to_arrow())
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    with pytest.raises(ValueError, match=r"`y_score` column 'scor' is not in the frame"):
+        lps.evaluate(sdf, ["rr"], by="query", y_true="rel", y_score="scor")
+    with pytest.raises(ValueError, match=r"`by\[1\]` column 'user' is not in the frame"):
+        lps.evaluate(sdf, ["rr"], by=["query", "user"], y_true="rel", y_score="score")
+    with pytest.raises(lp.InvalidParameterError, match="unknown metric 'ndgc@10'"):
+        lps.evaluate(sdf, ["ndgc@10"], **kwargs)
+    with pytest.raises(ValueError, match="`y_true` column 'query' must be numeric"):
+        lps.evaluate(sdf, ["rr"], by="query", y_true="query", y_score="score")
+    with pytest.raises(ValueError, match="`num_partitions` must be at least 1, got 0"):
+        lps.evaluate(sdf, ["rr"], num_partitions=0, **kwargs)
+    with pytest.raises(TypeError, match="`sdf` must be a pyspark.sql.DataFrame, got DataFrame"):
+        lps.evaluate(log, ["rr"], **kwargs)
+
+
+@needs_spark
+def test_worker_without_lodestar_polars_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker lacking the package gets a sentence saying what to install."""
+    import pyarrow as pa
+    from pyspark import cloudpickle
+
+    schema = pa.schema([("query", pa.string()), ("rr", pa.float64())])
+    run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
+    shipped = cloudpickle.dumps(run)  # as Spark ships it to a worker
+    for name in [m for m in sys.modules if m.startswith("lodestar_polars")]:
+        monkeypatch.setitem(sys.modules, name, None)  # a worker without the package
+    on_worker = cloudpickle.loads(shipped)  # unpickling imports nothing of ours
+    batch = pa.record_batch({"query": ["a"], "rel": [1], "score": [0.5]})
+    with pytest.raises(ImportError, match="lodestar_polars is not importable on this Spark worker"):
+        list(on_worker(iter([batch])))
+
+
+def test_without_pyspark_says_to_install_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No pyspark: one sentence naming the extra."""
+    monkeypatch.setitem(sys.modules, "pyspark", None)
+    monkeypatch.setitem(sys.modules, "pyspark.sql", None)
+    with pytest.raises(
+        ImportError, match=r'install the extra, pip install "lodestar-polars\[spark\]"'
+    ):
+        lps.evaluate(None, ["rr"], by="query", y_true="rel", y_score="score")
+
+
+def test_importing_the_package_imports_no_pyspark() -> None:
+    """pyspark (and pandas) are imported only when the Spark path is used."""
+    code = (
+        "import sys, lodestar_polars, lodestar_polars.spark; "
+        "assert not [m for m in sys.modules if m.startswith(('pyspark', 'pandas'))]"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("name", sorted(lps.__all__))
+def test_public_name_has_its_page(name: str) -> None:
+    """Every public name of lodestar_polars.spark is on docs/spark.md, with a docstring."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "spark.md").read_text()
+    assert f"lodestar_polars.spark.{name}" in page or f"`{name}`" in page, name
+    if callable(getattr(lps, name)):
+        assert getattr(lps, name).__doc__
+
+
+@needs_spark
+def test_partition_too_large_for_the_worker_says_what_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A MemoryError in a task (a capped Python worker) names the rows and the settings."""
+    import pyarrow as pa
+
+    def out_of_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    schema = pa.schema([("query", pa.string()), ("rr", pa.float64())])
+    run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
+    batch = pa.record_batch({"query": ["a", "a", "b"], "rel": [1, 0, 1], "score": [0.5, 0.1, 0.2]})
+    assert pa.Table.from_batches(list(run(iter([batch])))).num_rows == 2  # as it runs normally
+    monkeypatch.setattr(lp, "evaluate", out_of_memory)
+    with pytest.raises(
+        MemoryError, match=r"a partition of 3 rows does not fit .* one group must fit"
+    ):
+        list(run(iter([batch])))
