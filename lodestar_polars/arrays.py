@@ -129,6 +129,25 @@ def _binds_like_sklearn(func: _F) -> _F:
 # --------------------------------------------------------------------------- helpers
 
 
+def _paired(
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    *,
+    ensure_2d: bool = False,
+    sparse_true: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The shared opening: both inputs as arrays, then one sample count for all three.
+
+    scikit-learn's order (``check_array`` on each, then ``check_consistent_length``),
+    so a call with several faults fails on the one scikit-learn names first.
+    """
+    true = check_array(y_true, ensure_2d=ensure_2d, accept_sparse=sparse_true)
+    score = check_array(y_score, ensure_2d=ensure_2d)
+    check_consistent_length(true, score, sample_weight)
+    return true, score
+
+
 def _rows(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A 2-D matrix as flat row-major values and one segment length per row."""
     n_rows, n_cols = matrix.shape
@@ -413,9 +432,7 @@ def dcg_score(
     base = check_log_base(log_base, caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
     ignore_ties = check_bool(ignore_ties, "ignore_ties", caller)
-    y_true = check_array(y_true, ensure_2d=False)
-    y_score = check_array(y_score, ensure_2d=False)
-    check_consistent_length(y_true, y_score, sample_weight)
+    y_true, y_score = _paired(y_true, y_score, sample_weight)
     _check_dcg_target_type(y_true)
     _check_dcg_shapes(y_true, y_score, ignore_ties=ignore_ties)
     gain, length = _rows(y_true)
@@ -497,9 +514,7 @@ def ndcg_score(
     cut = check_k(k, caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
     ignore_ties = check_bool(ignore_ties, "ignore_ties", caller)
-    y_true = check_array(y_true, ensure_2d=False)
-    y_score = check_array(y_score, ensure_2d=False)
-    check_consistent_length(y_true, y_score, sample_weight)
+    y_true, y_score = _paired(y_true, y_score, sample_weight)
     if y_true.min() < 0:
         msg = NDCG_NEGATIVE
         raise ValueError(msg)
@@ -845,9 +860,7 @@ def coverage_error(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> f
     check_array_like(y_true, "y_true", caller, sparse=True)
     check_array_like(y_score, "y_score", caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
-    y_true = check_array(y_true, accept_sparse=True)
-    y_score = check_array(y_score)
-    check_consistent_length(y_true, y_score, sample_weight)
+    y_true, y_score = _paired(y_true, y_score, sample_weight, ensure_2d=True, sparse_true=True)
     _check_multilabel(y_true, y_score)
     relevant, length = _rows(y_true != 0)
     per_row = coverage_segments(relevant, y_score.reshape(-1), length)
@@ -903,9 +916,7 @@ def label_ranking_loss(y_true: Any, y_score: Any, *, sample_weight: Any = None) 
     check_array_like(y_true, "y_true", caller, sparse=True)
     check_array_like(y_score, "y_score", caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
-    y_true = check_array(y_true, ensure_2d=False, accept_sparse=True)
-    y_score = check_array(y_score, ensure_2d=False)
-    check_consistent_length(y_true, y_score, sample_weight)
+    y_true, y_score = _paired(y_true, y_score, sample_weight, sparse_true=True)
     _check_multilabel(y_true, y_score)
     relevant, length = _rows(y_true != 0)
     per_row = ranking_loss_segments(relevant, y_score.reshape(-1), length)
@@ -1078,9 +1089,7 @@ def reciprocal_rank_score(
     cut = check_k(k, caller)
     check_array_like(sample_weight, "sample_weight", caller, allow_none=True)
     ignore_ties = check_bool(ignore_ties, "ignore_ties", caller)
-    y_true = check_array(y_true, ensure_2d=False)
-    y_score = check_array(y_score, ensure_2d=False)
-    check_consistent_length(y_true, y_score, sample_weight)
+    y_true, y_score = _paired(y_true, y_score, sample_weight)
     if y_true.ndim != 2:
         msg = (
             "reciprocal_rank_score needs y_true of shape (n_samples, n_labels). "
