@@ -198,6 +198,11 @@ class MetricSpec:
     """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
     judged_ideal: bool = False
     """Whether the metric reads ``judged`` (every judged relevance, for its ideal)."""
+    top_k_only: bool = False
+    """Whether, cut at ``k``, the metric reads only the rows ranked in the top ``k``
+    (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
+    the count of relevant rows: then a group too large for one task can be scored
+    in two stages (``lodestar_polars.spark``, ``lodestar_polars._two_stage``)."""
 
     def options(self, k: int | None) -> dict[str, Any]:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
@@ -220,6 +225,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("dcg_score", "scikit-learn")),
         "discounted cumulative gain, ties averaged",
         ties=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "ndcg",
@@ -236,6 +242,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         trec=("ndcg", "ndcg_cut"),
         ties=True,
         judged_ideal=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "reciprocal_rank",
@@ -252,6 +259,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "reciprocal rank of the first relevant row, its expectation over ties",
         trec=("recip_rank", "recip_rank"),
         ties=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "top_k_accuracy",
@@ -319,6 +327,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "DCG with the gain 2^rel - 1 (ranx's Burges DCG)",
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "ndcg_burges",
@@ -331,6 +340,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         judged_ideal=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "precision",
@@ -346,6 +356,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "relevant rows in the top k over k (without @k, the whole group)",
         trec=(None, "P"),
         ties=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "recall",
@@ -362,6 +373,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         trec=(None, "recall"),
         ties=True,
         judged=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "hit_rate",
@@ -377,6 +389,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "chance of a relevant row in the top k",
         trec=(None, "success"),
         ties=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "r_precision",
@@ -410,6 +423,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         trec=("map", "map_cut"),
         ties=True,
         judged=True,
+        top_k_only=True,
     ),
     MetricSpec(
         "roc_auc",

@@ -18,12 +18,14 @@ lodestar-polars (with polars, numpy and pyarrow) in the Python they run
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from lodestar_polars import _two_stage
 from lodestar_polars._evaluate import evaluate as _lp_evaluate
 from lodestar_polars._ties import TieRule
 from lodestar_polars.exceptions import RefusedGroupError
@@ -48,6 +50,12 @@ _MIN_PARTITION_ROWS = 100_000
 
 _SHOWN = 10
 """Refused groups whose rows are brought to the driver to name them and say why."""
+
+_NOT_ON_WORKER = (
+    "lodestar_polars is not importable on this Spark worker (Python {python}): install "
+    "lodestar-polars (with polars, numpy and pyarrow) in the Python environment every worker "
+    "runs (PYSPARK_PYTHON), the same version as the driver's; the import failed with: {error}"
+)
 
 _INSTALL_EXTRA = (
     'lodestar_polars.spark needs pyspark: install the extra, pip install "lodestar-polars[spark]"'
@@ -95,12 +103,7 @@ def _partition_evaluator(
 
             import lodestar_polars
         except ImportError as error:
-            msg = (
-                "lodestar_polars is not importable on this Spark worker "
-                f"(Python {sys.executable}): install lodestar-polars (with polars, numpy and "
-                "pyarrow) in the Python environment every worker runs (PYSPARK_PYTHON), the "
-                f"same version as the driver's; the import failed with: {error}"
-            )
+            msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
             raise ImportError(msg) from error
         received = list(batches)
         rows = sum(batch.num_rows for batch in received)
@@ -133,6 +136,110 @@ def _partition_evaluator(
     return evaluate_partition
 
 
+def _chunk_reducer(
+    names: list[str],
+    keys: list[str],
+    y_true: str,
+    y_score: str,
+    weight: str | None,
+    options: dict[str, Any],
+    schema: pa.Schema,
+    chunk_rows: int,
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """Stage 1 of a split group, per input partition (``lodestar_polars._two_stage``).
+
+    The partition's batches are reduced about ``chunk_rows`` rows at a time,
+    so a task holds that many rows whatever the size of its partition.
+    """
+    ties, doc_id = options["ties"], options.get("doc_id")
+
+    def reduce_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import sys
+
+        try:
+            import polars
+            import pyarrow
+
+            from lodestar_polars import _two_stage
+        except ImportError as error:
+            msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
+            raise ImportError(msg) from error
+
+        def reduced(held: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            frame = polars.from_arrow(pyarrow.Table.from_batches(held))
+            assert isinstance(frame, polars.DataFrame)
+            kept = _two_stage.reduce_chunk(
+                frame,
+                names,
+                by=keys,
+                y_true=y_true,
+                y_score=y_score,
+                weight=weight,
+                ties=ties,
+                doc_id=doc_id,
+            )
+            yield from kept.to_arrow().cast(schema).to_batches()
+
+        held: list[pa.RecordBatch] = []
+        rows = 0
+        for batch in batches:
+            held.append(batch)
+            rows += batch.num_rows
+            if rows >= chunk_rows:
+                yield from reduced(held)
+                held, rows = [], 0
+        if rows:
+            yield from reduced(held)
+
+    return reduce_partition
+
+
+def _reduced_evaluator(
+    names: list[str],
+    keys: list[str],
+    y_true: str,
+    y_score: str,
+    weight: str | None,
+    options: dict[str, Any],
+    schema: pa.Schema,
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """Stage 2 of a split group: its values from every partition's kept rows."""
+    ties, doc_id = options["ties"], options.get("doc_id")
+
+    def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        import sys
+
+        try:
+            import polars
+            import pyarrow
+
+            from lodestar_polars import _two_stage
+        except ImportError as error:
+            msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
+            raise ImportError(msg) from error
+
+        received = list(batches)
+        if not received:
+            return
+        frame = polars.from_arrow(pyarrow.Table.from_batches(received))
+        assert isinstance(frame, polars.DataFrame)
+        if frame.is_empty():
+            return
+        result = _two_stage.evaluate_reduced(
+            frame,
+            names,
+            by=keys,
+            y_true=y_true,
+            y_score=y_score,
+            weight=weight,
+            ties=ties,
+            doc_id=doc_id,
+        )
+        yield from result.to_arrow().cast(schema).to_batches()
+
+    return evaluate_partition
+
+
 def evaluate(
     sdf: SparkDataFrame,
     metrics: Sequence[str],
@@ -149,6 +256,7 @@ def evaluate(
     mean: bool = False,
     num_partitions: int | None = None,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
+    large_group_rows: int | None = None,
 ) -> SparkDataFrame:
     """Evaluate several metrics per group of a long Spark DataFrame.
 
@@ -192,6 +300,19 @@ def evaluate(
         default costs one count of the input rows.
     partition_rows : int, default=2,000,000
         Rows per partition aimed at when ``num_partitions`` is not given.
+    large_group_rows : int, default=None
+        Groups of more rows than this are scored in two stages, never whole
+        in one task: each input partition keeps, per group, the rows that can
+        reach the top ``k`` (the whole tie block at the cut), the ``k``
+        largest gains and its count of relevant rows, and a second stage
+        scores each group from those (exact: ``docs/spark.md``).  Only for
+        metrics cut at ``k`` that read the top ``k`` alone (DCG, NDCG,
+        precision, recall, hit rate, reciprocal rank, AP at k, each with
+        ``@k``), with ``ties`` ``"average"`` or ``"trec_eval"`` and without
+        ``n_relevant`` or ``judged``; a ``ValueError`` says which rule an
+        explicit value breaks.  By default ``partition_rows`` when every
+        metric qualifies (the default then costs one count of rows per group,
+        in place of the count of all rows), and no group is split otherwise.
 
     Returns
     -------
@@ -226,7 +347,8 @@ def evaluate(
     Notes
     -----
     One group must fit in one Python worker's memory (about 100 bytes a row
-    while it is scored).  A worker that runs out raises ``MemoryError``
+    while it is scored), except a group split in two stages
+    (``large_group_rows``).  A worker that runs out raises ``MemoryError``
     naming the partition size when ``spark.executor.pyspark.memory`` caps the
     worker; without a cap the cluster manager kills the executor instead.
 
@@ -247,7 +369,7 @@ def evaluate(
     functions = _pyspark()
     from pyspark.sql import DataFrame as SparkDataFrame
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import DoubleType, StructField, StructType
+    from pyspark.sql.types import DoubleType, LongType, StructField, StructType
 
     if not isinstance(sdf, SparkDataFrame):
         msg = f"`sdf` must be a pyspark.sql.DataFrame, got {type(sdf).__name__}"
@@ -259,6 +381,9 @@ def evaluate(
         raise ValueError(msg)
     if partition_rows < 1:
         msg = f"`partition_rows` must be at least 1, got {partition_rows}"
+        raise ValueError(msg)
+    if large_group_rows is not None and large_group_rows < 1:
+        msg = f"`large_group_rows` must be at least 1, got {large_group_rows}"
         raise ValueError(msg)
     columns = {f"by[{i}]": key for i, key in enumerate(keys)}
     columns.update(y_true=y_true, y_score=y_score)
@@ -293,18 +418,75 @@ def evaluate(
     )
     arrow_out = to_arrow_schema(out)
 
-    if num_partitions is None:
+    # Groups too large for one task (two stages), when the metrics allow it.
+    why_not = _two_stage.refusal(names, ties=ties, n_relevant=n_relevant, judged=judged)
+    if large_group_rows is not None and why_not is not None:
+        msg = f"`large_group_rows`: a group cannot be scored in two stages here: {why_not}"
+        raise ValueError(msg)
+    threshold = large_group_rows if large_group_rows is not None else partition_rows
+    parallelism = sdf.sparkSession.sparkContext.defaultParallelism
+    run = _partition_evaluator(names, keys, y_true, y_score, weight, arrow_out, options)
+    whole, split = source, None
+    if why_not is None:
+        counts = source.groupBy(*(functions.col(_quoted(k)) for k in keys)).count().persist()
+        large = counts.filter(functions.col("count") > threshold)
+        total, large_rows, n_large = counts.agg(
+            functions.sum("count"),
+            functions.sum(
+                functions.when(functions.col("count") > threshold, functions.col("count"))
+            ),
+            functions.count_if(functions.col("count") > threshold),
+        ).first() or (0, None, 0)
+        rows = int(total or 0) - int(large_rows or 0)
+        if n_large:
+            marked = large.select(
+                *(functions.col(_quoted(k)).alias(f"__lodestar_key{i}") for i, k in enumerate(keys))
+            )
+            on = functools.reduce(
+                lambda a, b: a & b,
+                (
+                    source[_quoted(k)].eqNullSafe(marked[f"__lodestar_key{i}"])
+                    for i, k in enumerate(keys)
+                ),
+            )
+            marked = functions.broadcast(marked)
+            whole = source.join(marked, on=on, how="left_anti")
+            split = source.join(marked, on=on, how="left_semi")
+        counts.unpersist()
+    elif num_partitions is None:
         rows = source.count()
-        parallelism = sdf.sparkSession.sparkContext.defaultParallelism
+    if num_partitions is None:
         num_partitions = max(
             1,
             math.ceil(rows / partition_rows),
             min(parallelism, rows // _MIN_PARTITION_ROWS),
         )
-    run = _partition_evaluator(names, keys, y_true, y_score, weight, arrow_out, options)
-    per_group = source.repartition(
+    per_group = whole.repartition(
         num_partitions, *(functions.col(_quoted(k)) for k in keys)
     ).mapInArrow(run, out)
+    kept = None
+    if split is not None:
+        kept_type = StructType(
+            [*source.schema.fields, StructField(_two_stage.RELEVANT, LongType())]
+        )
+        reduce = _chunk_reducer(
+            names,
+            keys,
+            y_true,
+            y_score,
+            weight,
+            options,
+            to_arrow_schema(kept_type),
+            partition_rows,
+        )
+        kept = split.mapInArrow(reduce, kept_type)
+        if strict:
+            kept = kept.persist()  # read again to name refused groups
+        finish = _reduced_evaluator(names, keys, y_true, y_score, weight, options, arrow_out)
+        scored = kept.repartition(
+            max(1, min(int(n_large), parallelism)), *(functions.col(_quoted(k)) for k in keys)
+        ).mapInArrow(finish, out)
+        per_group = per_group.unionByName(scored)
     if not (strict or mean):
         return per_group
 
@@ -312,8 +494,11 @@ def evaluate(
     per_group = per_group.persist()
     metric_columns = [functions.col(_quoted(name)) for name in names]
     if strict:
+        # the rows of a refused group, to say why: a split group's kept rows
+        # hold every row a rule refuses
+        rows_of = source if kept is None else whole.unionByName(kept.drop(_two_stage.RELEVANT))
         _raise_refused(
-            source, per_group, keys, names, metric_columns, y_true, y_score, weight, options
+            rows_of, per_group, keys, names, metric_columns, y_true, y_score, weight, options
         )
     if not mean:
         return per_group
@@ -332,8 +517,6 @@ def _raise_refused(
     options: dict[str, Any],
 ) -> None:
     """Raise RefusedGroupError if any partition refused a group (strict=True)."""
-    import functools
-
     from pyspark.sql import functions
 
     counts = per_group.agg(
