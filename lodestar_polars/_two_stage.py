@@ -150,7 +150,10 @@ def evaluate_reduced(
 ) -> pl.DataFrame:
     """Stage 2: the per-group values from every chunk's kept rows (:func:`reduce_chunk`)."""
     keys = list(by)
-    total = frame.with_columns(pl.col(RELEVANT).sum().over(keys).alias(_TOTAL))
+    counted = any(_spec(name).judged for name in metrics)  # recall, AP at k: a denominator
+    total = frame
+    if counted:
+        total = frame.with_columns(pl.col(RELEVANT).sum().over(keys).alias(_TOTAL))
     result = _lp_evaluate(
         total,
         list(metrics),
@@ -160,7 +163,7 @@ def evaluate_reduced(
         weight=weight,
         ties=ties,
         doc_id=doc_id,
-        n_relevant=_TOTAL,
+        n_relevant=_TOTAL if counted else None,
         strict=strict,
     )
     assert isinstance(result, pl.DataFrame)

@@ -439,9 +439,11 @@ def evaluate(
         ).first() or (0, None, 0)
         rows = int(total or 0) - int(large_rows or 0)
         if n_large:
+            # the large groups' keys, brought to the driver (a few) and broadcast
             marked = large.select(
                 *(functions.col(_quoted(k)).alias(f"__lodestar_key{i}") for i, k in enumerate(keys))
             )
+            marked = sdf.sparkSession.createDataFrame(marked.collect(), schema=marked.schema)
             on = functools.reduce(
                 lambda a, b: a & b,
                 (

@@ -289,8 +289,8 @@ def test_default_partitioning(spark: Any) -> None:
     result = lps.evaluate(sdf, ["ndcg@5"], **kwargs)  # under 400 rows: one partition
     assert result.rdd.getNumPartitions() == 1
     assert _collect(result, ["query"]).equals(lp.evaluate(log, ["ndcg@5"], **kwargs))
-    # 301 to 400 rows at 150 a partition: three
-    result = lps.evaluate(sdf, ["ndcg@5"], partition_rows=150, strict=False, **kwargs)
+    # 301 to 400 rows at 150 a partition: three ("ndcg" is uncut: no group is split)
+    result = lps.evaluate(sdf, ["ndcg"], partition_rows=150, strict=False, **kwargs)
     assert result.rdd.getNumPartitions() == 3
 
 
@@ -310,6 +310,10 @@ def test_bad_input_is_refused_on_the_driver(spark: Any) -> None:
         lps.evaluate(sdf, ["rr"], by="query", y_true="query", y_score="score")
     with pytest.raises(ValueError, match="`num_partitions` must be at least 1, got 0"):
         lps.evaluate(sdf, ["rr"], num_partitions=0, **kwargs)
+    with pytest.raises(ValueError, match="`large_group_rows` must be at least 1, got 0"):
+        lps.evaluate(sdf, ["rr@5"], large_group_rows=0, **kwargs)
+    with pytest.raises(ValueError, match=r"cannot be scored in two stages here: .* not \['ap'\]"):
+        lps.evaluate(sdf, ["rr@5", "ap"], large_group_rows=100, **kwargs)
     with pytest.raises(TypeError, match="`sdf` must be a pyspark.sql.DataFrame, got DataFrame"):
         lps.evaluate(log, ["rr"], **kwargs)
 
@@ -378,3 +382,89 @@ def test_partition_too_large_for_the_worker_says_what_to_do(
         MemoryError, match=r"a partition of 3 rows does not fit .* one group must fit"
     ):
         list(run(iter([batch])))
+
+
+def _skewed_log(seed: int) -> pl.DataFrame:
+    """One query of 6,000 rows among 40 small ones; tied scores, graded relevance, weights."""
+    rng = np.random.default_rng(seed)
+    rows = 8000
+    query = np.where(rng.random(rows) < 0.75, 0, rng.integers(1, 41, rows))
+    return pl.DataFrame(
+        {
+            "query": [f"q{q:02d}" for q in query],
+            "rel": rng.integers(0, 4, rows) * (rng.random(rows) < 0.3),
+            "score": rng.integers(0, 60, rows).astype(np.float64),
+            "docno": [f"d{i}" for i in rng.permutation(rows)],
+        }
+    ).with_columns(w=pl.col("query").str.slice(1).cast(pl.Float64) + 1.0)
+
+
+@needs_spark
+@pytest.mark.parametrize("ties", ["average", "trec_eval"])
+def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties: str) -> None:
+    """The 6,000-row query scored in two stages equals lp.evaluate on the whole query."""
+    log = _skewed_log(seed=3)
+    assert log.group_by("query").len()["len"].max() == log.filter(pl.col("query") == "q00").height
+    sdf = spark.createDataFrame(log.to_arrow()).repartition(3)  # the big query over 3 partitions
+    metrics = ["ndcg@10", "dcg@5", "P@5", "recall@20", "rr@10", "map@10", "hit_rate@3"]
+    kwargs: dict[str, Any] = {
+        "by": "query",
+        "y_true": "rel",
+        "y_score": "score",
+        "weight": "w",
+        "ties": ties,
+        "doc_id": "docno" if ties == "trec_eval" else None,
+    }
+    got = _collect(lps.evaluate(sdf, metrics, large_group_rows=1000, **kwargs), ["query"])
+    expected = lp.evaluate(log, metrics, **kwargs)
+    assert got.schema == expected.schema
+    assert got.select("query", "w").equals(expected.select("query", "w"))
+    for name in metrics:  # the split query's values within rounding, the others identical
+        assert np.allclose(got[name], expected[name], rtol=1e-12, atol=0), name
+    small = pl.col("query") != "q00"
+    assert got.filter(small).equals(expected.filter(small))
+    means = lps.evaluate(sdf, metrics, large_group_rows=1000, mean=True, **kwargs).toArrow()
+    expected_means = lp.evaluate(log, metrics, mean=True, **kwargs)
+    for name in metrics:
+        assert math.isclose(means[name][0].as_py(), expected_means[name].item(), rel_tol=1e-12)
+
+
+@needs_spark
+def test_split_by_default_above_partition_rows(spark: Any) -> None:
+    """With every metric cut at k, a group over partition_rows rows is split by default."""
+    log = _skewed_log(seed=4)
+    sdf = spark.createDataFrame(log.to_arrow()).repartition(2)
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    split = lps.evaluate(sdf, ["ndcg@10", "rr@5"], partition_rows=2000, strict=False, **kwargs)
+    # the plan scores the whole groups (one mapInArrow) and the split one (two more)
+    plan = split._jdf.queryExecution().executedPlan().toString()
+    assert plan.count("MapInArrow") == 3, plan
+    whole = lps.evaluate(sdf, ["ndcg@10", "rr@5"], partition_rows=10_000, strict=False, **kwargs)
+    assert whole._jdf.queryExecution().executedPlan().toString().count("MapInArrow") == 1
+    got = _collect(split, ["query"])
+    expected = lp.evaluate(log, ["ndcg@10", "rr@5"], **kwargs)
+    assert np.allclose(got["ndcg@10"], expected["ndcg@10"], rtol=1e-12, atol=0)
+    assert np.allclose(got["rr@5"], expected["rr@5"], rtol=1e-12, atol=0)
+
+
+@needs_spark
+def test_a_split_group_is_refused_for_its_own_reason(spark: Any) -> None:
+    """A NaN relevance in the big query (in no top k): refused, named, the reason given."""
+    log = _skewed_log(seed=5)
+    low = log.filter(pl.col("query") == "q00")["score"].arg_min()
+    row = log.with_row_index().filter(pl.col("query") == "q00")["index"][low]
+    log = log.with_columns(
+        rel=pl.when(pl.int_range(pl.len()) == row).then(float("nan")).otherwise(pl.col("rel"))
+    )
+    sdf = spark.createDataFrame(log.to_arrow()).repartition(3)
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    lenient = _collect(
+        lps.evaluate(sdf, ["ndcg@10"], large_group_rows=1000, strict=False, **kwargs), ["query"]
+    )
+    assert lenient.filter(pl.col("ndcg@10").is_null())["query"].to_list() == ["q00"]
+    with pytest.raises(lp.RefusedGroupError) as caught:
+        lps.evaluate(sdf, ["ndcg@10"], large_group_rows=1000, **kwargs)
+    with pytest.raises(lp.RefusedGroupError) as whole:
+        lp.evaluate(log, ["ndcg@10"], **kwargs)
+    assert "'ndcg@10' 1" in str(caught.value)
+    assert str(whole.value) in str(caught.value)  # the same group, the same reason
