@@ -13,6 +13,12 @@ of ``--skew`` rows is added next to them.  Then, each in a fresh subprocess:
     written to Spark's ``noop`` sink (every row evaluated, nothing kept);
     seconds, and the peak RSS of the whole process tree (driver, JVM, Python
     workers), sampled from ``/proc`` every 0.1 s.
+``one_task``, ``two_stage``
+    with ``--skew``: the @k metrics (``ndcg@10``, ``rr@10``, ``dcg@10``) with
+    the huge query scored whole in one task, then scored in two stages
+    (``large_group_rows``, ``docs/spark.md``), each in its own process:
+    seconds and the peak RSS of the process tree; then the largest difference
+    between their values.
 ``per-group``
     the same Spark job shaped the other way, one Python call per group
     (``groupBy(by).applyInArrow``, each call one ``lp.evaluate`` on one
@@ -23,6 +29,7 @@ Usage::
 
     python bench/spark.py --rows 1e6
     python bench/spark.py --rows 1e6 --skew 5e6 --skip-per-group
+    python bench/spark.py --rows 1e6 --skew 5e6 --split-only
 
 The numbers it prints go into docs/performance.md by hand.
 """
@@ -173,6 +180,41 @@ def run_spark(path: Path, cores: int, num_partitions: int | None) -> dict[str, f
     }
 
 
+CUT = ["ndcg@10", "rr@10", "dcg@10"]
+"""Metrics a group can be split for (each cut at k)."""
+
+
+def run_split(path: Path, cores: int, skew: int, mode: str) -> dict[str, float]:
+    """The huge query whole in one task (``one_task``) or split in two stages (``two_stage``)."""
+    import polars as pl
+
+    import lodestar_polars.spark as lps
+
+    limit = 2**62 if mode == "one_task" else max(1, skew // 2)
+    with PeakTreeRss() as rss:
+        spark = _session(cores)
+        sdf = spark.read.parquet(str(path))
+        start = time.perf_counter()
+        result = lps.evaluate(sdf, CUT, large_group_rows=limit, **KWARGS).persist()
+        result.write.format("noop").mode("overwrite").save()
+        seconds = time.perf_counter() - start
+        values = pl.from_arrow(result.toArrow())
+    spark.stop()
+    assert isinstance(values, pl.DataFrame)
+    values.sort("query").write_parquet(path.with_suffix(f".{mode}.parquet"))
+    return {"mode": mode, "seconds": seconds, "peak_tree_rss_gb": rss.peak / 1e9}
+
+
+def split_difference(path: Path) -> float:
+    """The largest difference between the one-task and the two-stage values."""
+    import polars as pl
+
+    whole = pl.read_parquet(path.with_suffix(".one_task.parquet"))
+    split = pl.read_parquet(path.with_suffix(".two_stage.parquet"))
+    assert whole["query"].equals(split["query"])
+    return max(float((whole[m] - split[m]).abs().max() or 0.0) for m in CUT)
+
+
 def run_per_group(path: Path, cores: int, rows: int) -> dict[str, float]:
     """One Python call per group (applyInArrow) against one per partition (mapInArrow)."""
     import polars as pl
@@ -216,6 +258,7 @@ def main() -> None:
     parser.add_argument("--num-partitions", type=int, default=None)
     parser.add_argument("--per-group-rows", type=float, default=1e5)
     parser.add_argument("--skip-per-group", action="store_true")
+    parser.add_argument("--split-only", action="store_true", help="only the split step")
     parser.add_argument("--only", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -225,6 +268,8 @@ def main() -> None:
             out = run_polars(path)
         elif args.only == "spark":
             out = run_spark(path, args.cores, args.num_partitions)
+        elif args.only in ("one_task", "two_stage"):
+            out = run_split(path, args.cores, int(args.skew), args.only)
         else:
             out = run_per_group(path, args.cores, int(args.per_group_rows))
         print(json.dumps(out))
@@ -235,14 +280,20 @@ def main() -> None:
     if not path.exists():
         write_log(path, rows, skew)
     steps = ["polars", "spark"] + ([] if args.skip_per_group else ["per-group"])
+    steps += ["one_task", "two_stage"] if skew else []
+    if args.split_only:
+        steps = ["one_task", "two_stage"]
     for step in steps:
         command = [sys.executable, __file__, "--only", step, "--path", str(path)]
         command += ["--cores", str(args.cores), "--per-group-rows", str(args.per_group_rows)]
+        command += ["--skew", str(skew)]
         if args.num_partitions:
             command += ["--num-partitions", str(args.num_partitions)]
         done = subprocess.run(command, check=True, capture_output=True, text=True)
         result = json.loads(done.stdout.strip().splitlines()[-1])
         print(json.dumps({"step": step, "rows": rows, "skew": skew, **result}), flush=True)
+    if "two_stage" in steps:
+        print(json.dumps({"step": "split", "max_abs_difference": split_difference(path)}))
 
 
 if __name__ == "__main__":

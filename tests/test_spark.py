@@ -468,3 +468,65 @@ def test_a_split_group_is_refused_for_its_own_reason(spark: Any) -> None:
         lp.evaluate(log, ["ndcg@10"], **kwargs)
     assert "'ndcg@10' 1" in str(caught.value)
     assert str(whole.value) in str(caught.value)  # the same group, the same reason
+
+
+TREC = Path(__file__).parent / "data" / "trec_eval"
+
+
+@needs_spark
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"complete": True, "relevance_level": 2},
+        {"max_docs": 20, "float32_scores": True},
+    ],
+)
+def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> None:
+    """trec_eval's own test run and qrels: per query bit for bit, ``all`` to 1e-12."""
+    qrels = lp.trec.read_qrels(TREC / "qrels.test").select("qid", "docno", "rel").collect()
+    run = lp.trec.read_run(TREC / "results.test").select("qid", "docno", "score").collect()
+    measures = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank"]
+    measures += ["P.5,10", "ndcg_cut.10", "ndcg", "ndcg@10", "success.1"]
+    got = lps.trec_evaluate(
+        spark.createDataFrame(qrels.to_arrow()),
+        spark.createDataFrame(run.to_arrow()).repartition(3),
+        measures,
+        per_query=True,
+        num_partitions=3,
+        **options,
+    ).toArrow()
+    got_frame = pl.from_arrow(got)
+    assert isinstance(got_frame, pl.DataFrame)
+    expected = lp.trec.evaluate(qrels, run, measures, per_query=True, wide=True, **options)
+    assert got_frame.columns == expected.columns
+    queries = got_frame.filter(pl.col("qid") != "all").sort("qid")
+    assert queries.equals(expected.filter(pl.col("qid") != "all").sort("qid"))
+    assert got_frame["qid"][-1] == "all"
+    for name in expected.columns[1:]:
+        assert math.isclose(got_frame[name][-1], expected[name][-1], rel_tol=1e-12), name
+    mean_only = lps.trec_evaluate(
+        spark.createDataFrame(qrels.to_arrow()),
+        spark.createDataFrame(run.to_arrow()),
+        measures,
+        **options,
+    ).toArrow()
+    assert mean_only.num_rows == 1
+    assert mean_only.column("map")[0].as_py() == got_frame["map"][-1]
+
+
+@needs_spark
+def test_trec_evaluate_bad_input(spark: Any) -> None:
+    """Missing columns, unknown measures, no judged query: said on the driver."""
+    qrels = spark.createDataFrame(
+        pl.DataFrame({"qid": ["1"], "docno": ["a"], "rel": [1]}).to_arrow()
+    )
+    run = spark.createDataFrame(
+        pl.DataFrame({"qid": ["2"], "docno": ["a"], "score": [1.0]}).to_arrow()
+    )
+    with pytest.raises(ValueError, match=r"`run` must have the columns .* missing \['score'\]"):
+        lps.trec_evaluate(qrels, run.drop("score"), ["map"])
+    with pytest.raises(ValueError, match="unknown"):
+        lps.trec_evaluate(qrels, run, ["mapp"])
+    with pytest.raises(ValueError, match="no query to evaluate"):
+        lps.trec_evaluate(qrels, run, ["map"])
