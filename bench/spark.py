@@ -84,8 +84,11 @@ def write_log(path: Path, rows: int, skew: int, seed: int = 7) -> None:
                 done += m
 
 
-def _tree_rss() -> int:
-    """Bytes resident in this process and all its descendants (Linux /proc)."""
+def _tree_rss() -> tuple[int, int]:
+    """Bytes resident in this process and its descendants, and in the largest Python one.
+
+    Read from Linux ``/proc``; a descendant running Python is a Spark Python worker.
+    """
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -99,25 +102,38 @@ def _tree_rss() -> int:
         pid, ppid = int(entry), int(fields[1])
         children.setdefault(ppid, []).append(pid)
         rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    total, stack = 0, [os.getpid()]
+    total, worker, stack = 0, 0, [os.getpid()]
     while stack:
         pid = stack.pop()
         total += rss.get(pid, 0)
+        if pid != os.getpid():
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().startswith("python"):
+                        worker = max(worker, rss.get(pid, 0))
+            except OSError:
+                pass
         stack.extend(children.get(pid, []))
-    return total
+    return total, worker
 
 
 class PeakTreeRss:
-    """Sample the process tree's RSS in a thread; ``peak`` is the largest seen."""
+    """Sample the process tree's RSS in a thread.
+
+    ``peak`` is the largest total seen, ``worker_peak`` the largest of one Python worker.
+    """
 
     def __init__(self) -> None:
         self.peak = 0
+        self.worker_peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, _tree_rss())
+            total, worker = _tree_rss()
+            self.peak = max(self.peak, total)
+            self.worker_peak = max(self.worker_peak, worker)
             time.sleep(0.1)
 
     def __enter__(self) -> PeakTreeRss:
@@ -202,7 +218,12 @@ def run_split(path: Path, cores: int, skew: int, mode: str) -> dict[str, float]:
     spark.stop()
     assert isinstance(values, pl.DataFrame)
     values.sort("query").write_parquet(path.with_suffix(f".{mode}.parquet"))
-    return {"mode": mode, "seconds": seconds, "peak_tree_rss_gb": rss.peak / 1e9}
+    return {
+        "mode": mode,
+        "seconds": seconds,
+        "peak_tree_rss_gb": rss.peak / 1e9,
+        "peak_python_worker_rss_gb": rss.worker_peak / 1e9,
+    }
 
 
 def split_difference(path: Path) -> float:
