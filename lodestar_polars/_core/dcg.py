@@ -65,7 +65,9 @@ def dcg_segments(
     ranking = rank_segments(score, length, presorted=presorted)
     table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k)
     g = ranking.take(gain, np.float64)
-    if ignore_ties:
+    if ignore_ties or ranking.no_ties:
+        # one row per block (no tie, or ties broken): the block sums below are the
+        # rows themselves, so row by row gives the same numbers with fewer passes
         above = ranking.position
         through = above + 1
         return ranking.segment_sum(

@@ -63,6 +63,11 @@ class Ranking:
         return np.arange(self._new_block.size) - self.segment_start
 
     @cached_property
+    def no_ties(self) -> bool:
+        """True when every tie block is one row (no two rows of a segment share a score)."""
+        return bool(self._new_block.all())
+
+    @cached_property
     def block_start(self) -> np.ndarray:
         """Flat index of the first ranked row of each row's tie block."""
         # the last block start at or before the row: a running max, no gather
