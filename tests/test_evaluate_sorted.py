@@ -1,0 +1,181 @@
+"""lp.evaluate on query-sorted input (issue 12: sorted input).
+
+A frame whose groups are contiguous runs of rows is grouped by run number
+instead of by hashing its keys (``_evaluate._contiguous_runs``).  Every test
+here checks both that the run path was taken (or not) and that it gives the
+hash path's numbers bit for bit: the hash path is the reference, itself
+checked against scikit-learn and trec_eval elsewhere.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import lodestar_polars as lp
+from lodestar_polars import _evaluate
+from lodestar_polars.exceptions import RefusedGroupError
+
+METRICS = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "top_k_accuracy@2"]
+
+
+def _log(seed: int, n_groups: int = 300) -> pl.DataFrame:
+    """Ragged groups in random row order, heavy ties, a few refused groups."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(1, 12, n_groups)  # some groups of one row: refused by ndcg
+    query = np.repeat(np.arange(n_groups), lengths)
+    n = query.size
+    frame = pl.DataFrame(
+        {
+            "query": query,
+            "relevance": rng.choice(4, n, p=[0.6, 0.2, 0.1, 0.1]),
+            "score": rng.integers(0, 4, n) / 4.0,  # heavy ties
+            "w": (query % 3 + 1).astype(np.float64),
+        }
+    ).with_columns(
+        text=pl.format("q{}", pl.col("query")),
+        part=(pl.col("query") % 7).cast(pl.Int32),
+        day=pl.date(2026, 1, 1) + pl.duration(days=pl.col("query") % 5),
+    )
+    return frame.sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+def _both_paths(
+    frame: pl.DataFrame, by: list[str], metrics: list[str] = METRICS, **kwargs: object
+) -> tuple[pl.DataFrame, ...]:
+    """The query-sorted frame's result on the run path, then on the hash path.
+
+    The same frame both times: metrics that break ties by row order
+    (``top_k_accuracy``, ``ties="input"``) depend on the rows' order, so a
+    shuffled frame is not the reference, the same rows hashed are.
+    """
+    ordered = frame.sort(by, nulls_last=False, maintain_order=True)
+    # as read from a file: no sorted flag, so only the run detection can find the runs
+    ordered = pl.DataFrame({name: ordered[name].to_list() for name in ordered.columns}).cast(
+        dict(ordered.schema)
+    )
+    assert _evaluate._contiguous_runs(ordered, by) is not None
+    assert _evaluate._contiguous_runs(frame, by) is None  # the shuffled frame: hashed
+    args = dict(by=by, y_true="relevance", y_score="score", strict=False, **kwargs)
+    on_runs = lp.evaluate(ordered, metrics, **args)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        hashed = lp.evaluate(ordered, metrics, **args)
+    return on_runs, hashed
+
+
+@pytest.mark.parametrize(
+    "by", [["query"], ["text"], ["part", "text"], ["day", "query"]], ids="+".join
+)
+def test_runs_equal_hashing(by: list[str]) -> None:
+    on_runs, hashed = _both_paths(_log(seed=len(by)), by)
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+    assert on_runs["ndcg@5"].null_count() > 0  # groups of one row: refused, null on both
+
+
+@pytest.mark.parametrize("ties", ["average", "trec_eval", "input"])
+def test_runs_equal_hashing_every_tie_rule(ties: str) -> None:
+    frame = _log(seed=11).with_columns(doc=pl.int_range(pl.len()).cast(pl.String))
+    extra = {"doc_id": "doc"} if ties == "trec_eval" else {}
+    tie_rule_metrics = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "map@4"]
+    on_runs, hashed = _both_paths(frame, ["query"], tie_rule_metrics, ties=ties, **extra)
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+
+
+def test_runs_weighted_mean_equals_hashing() -> None:
+    on_runs, hashed = _both_paths(_log(seed=4), ["query"], weight="w", mean=True)
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+
+
+def test_null_keys_form_one_run() -> None:
+    frame = _log(seed=5).with_columns(
+        query=pl.when(pl.col("query") < 20).then(None).otherwise(pl.col("query"))
+    )
+    on_runs, hashed = _both_paths(frame, ["query"])
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+    assert on_runs["query"][0] is None  # the null group first, as the hash path sorts it
+
+
+def test_a_group_in_two_runs_takes_the_hash_path() -> None:
+    # group 1 comes back after group 2: the runs are not the groups
+    frame = pl.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 1, 1],
+            "relevance": [1, 0, 0, 1, 0, 1],
+            "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        }
+    )
+    assert _evaluate._contiguous_runs(frame, ["query"]) is None
+    out = lp.evaluate(frame, ["rr", "ap"], by="query", y_true="relevance", y_score="score")
+    # query 1 ranked: 0.9 (rel), 0.8, 0.5, 0.4 (rel): RR = 1, AP = (1/1 + 2/4) / 2
+    # query 2 ranked: 0.7, 0.6 (rel): RR = 1/2, AP = 1/2
+    assert out.to_dict(as_series=False) == {
+        "query": [1, 2],
+        "rr": [1.0, 0.5],
+        "ap": [0.75, 0.5],
+    }
+
+
+def test_hand_example_on_runs() -> None:
+    # rows grouped, keys not in order (q2 before q1): contiguous runs all the same
+    frame = pl.DataFrame(
+        {
+            "query": ["q2", "q2", "q2", "q1", "q1"],
+            "relevance": [0, 2, 1, 1, 0],
+            "score": [0.5, 0.5, 0.1, 0.3, 0.7],
+        }
+    )
+    assert _evaluate._contiguous_runs(frame, ["query"]) is not None
+    out = lp.evaluate(frame, ["dcg", "rr"], by="query", y_true="relevance", y_score="score")
+    # q1 ranked: 0.7 (rel 0), 0.3 (rel 1): DCG = 1/log2(3); RR = 1/2
+    # q2: 0.5 tie of gains 0 and 2 over positions 1-2, mean gain 1 times
+    #     (1/log2(2) + 1/log2(3)); then 0.1 (rel 1) at position 3: 1/log2(4)
+    q1 = 1 / math.log2(3)
+    q2 = (0 + 2) / 2 * (1 / math.log2(2) + 1 / math.log2(3)) + 1 / math.log2(4)
+    assert out["query"].to_list() == ["q1", "q2"]  # sorted by key, as on the hash path
+    assert out["dcg"].to_list() == pytest.approx([q1, q2], rel=1e-15)
+    # ties averaged: q2's first relevant row sits at position 1 or 2, RR 1/1 or 1/2
+    assert out["rr"].to_list() == pytest.approx([0.5, 0.75], rel=1e-15)
+
+
+def test_refusal_on_runs_names_the_group() -> None:
+    frame = pl.DataFrame(
+        {
+            "query": [1, 1, 2, 2, 3, 3],
+            "relevance": [1, 0, 1, 0, 1, 0],
+            "score": [0.3, 0.2, None, 0.1, 0.5, 0.4],
+        }
+    )
+    assert _evaluate._contiguous_runs(frame, ["query"]) is not None
+    with pytest.raises(RefusedGroupError, match=r"query=2: Input y_score contains null\."):
+        lp.evaluate(frame, ["ndcg"], by="query", y_true="relevance", y_score="score")
+
+
+@pytest.mark.parametrize(
+    ("keys", "why"),
+    [
+        (pl.Series("query", [0.5, 0.5, 1.5, 1.5]), "float keys: the hash group-by's NaN rules"),
+        (pl.Series("query", [1, 2, 3, 4]), "runs of one row"),
+        (pl.Series("query", [[1], [1], [2], [2]]), "nested keys"),
+    ],
+)
+def test_layouts_left_to_the_hash_group_by(keys: pl.Series, why: str) -> None:
+    frame = pl.DataFrame({"query": keys, "relevance": [1, 0, 0, 1], "score": [0.4, 0.3, 0.2, 0.1]})
+    assert _evaluate._contiguous_runs(frame, ["query"]) is None, why
+
+
+def test_datetime_and_categorical_keys() -> None:
+    base = _log(seed=8)
+    frame = base.with_columns(
+        at=pl.datetime(2026, 1, 1) + pl.duration(hours=pl.col("query")),
+        cat=pl.col("text").cast(pl.Categorical),
+    )
+    for by in (["at"], ["cat"]):
+        on_runs, hashed = _both_paths(frame, by)
+        assert_frame_equal(on_runs, hashed, check_exact=True)
+    assert dt.datetime(2026, 1, 1) in _both_paths(frame, ["at"])[0]["at"].to_list()
