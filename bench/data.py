@@ -1,7 +1,8 @@
 """Generated benchmark data: long Polars frames, one row per (query, doc) or (sample, label).
 
 Every generator is deterministic in its ``seed`` and returns a frame whose rows are in
-random order (no tool is handed a frame already grouped or sorted), with columns
+random order (no tool is handed a frame already grouped or sorted; :func:`query_sorted`
+makes the query-sorted layout of one on purpose), with columns
 
 - ranking frames: ``query`` (Int64), ``doc`` (Int64, unique within a query), ``rel``
   (Int64 graded relevance 0..3, at least one relevant doc per query), ``binrel`` (Int64,
@@ -51,6 +52,18 @@ def _ranking_frame(lengths: np.ndarray, *, ties: bool, seed: int) -> pl.DataFram
             "score": score[order],
         }
     )
+
+
+def query_sorted(frame: pl.DataFrame, group: str = "query") -> pl.DataFrame:
+    """``frame``'s rows ordered by ``group`` (each group's own rows still in random order).
+
+    The layout of most eval logs (a file written query by query, a Spark
+    partition sorted within).  The columns are rebuilt from NumPy so that they
+    carry no sorted flag, as when the log is read back from Parquet: a tool
+    must find the order itself.
+    """
+    ordered = frame.sort(group, maintain_order=True)
+    return pl.DataFrame({name: ordered[name].to_numpy() for name in ordered.columns})
 
 
 def rectangular(n_queries: int, n_docs: int, *, ties: bool = False, seed: int = 0) -> pl.DataFrame:

@@ -242,6 +242,14 @@ SHAPES: dict[str, Shape] = {
             False,
         ),
         Shape(
+            "small_sorted",
+            "many small queries, query-sorted rows: `small`, rows ordered by query",
+            "ranking",
+            lambda sc: gen.query_sorted(gen.rectangular(max(2, int(200_000 * sc)), 10, seed=1)),
+            True,
+            False,
+        ),
+        Shape(
             "small_ties",
             "many small queries, heavy ties: 200k queries x 10 docs, scores from 5 values",
             "ranking",
@@ -283,7 +291,7 @@ SHAPES: dict[str, Shape] = {
         ),
     ]
 }
-DEFAULT_SHAPES = ["small", "small_ties", "long", "long_ties", "zipf", "labels"]
+DEFAULT_SHAPES = ["small", "small_sorted", "small_ties", "long", "long_ties", "zipf", "labels"]
 
 
 @dataclass
