@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lodestar_polars._core.ranking import rank_segments
+from lodestar_polars._core.ranking import padded_order_applies, rank_segments, segment_order
 from lodestar_polars._core.segments import segment_running_sum
 
 
@@ -59,3 +59,46 @@ def test_through_sum_counts_rows_scoring_at_least_as_high() -> None:
         0.1 + 0.2,
         0.1 + 0.2,
     ]
+
+
+def _lexsort_order(score: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Ranking order the plain way: segment, then score descending, then later row first."""
+    segment = np.repeat(np.arange(length.size), length)
+    return np.lexsort((-np.arange(score.size), -score, segment))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("lengths", ["equal", "nearly equal", "ragged"])
+def test_segment_order_equals_the_lexsort(seed: int, lengths: str) -> None:
+    rng = np.random.default_rng(seed)
+    n_segments = 200
+    length = {
+        "equal": np.full(n_segments, 7),
+        "nearly equal": rng.integers(5, 9, n_segments),  # padded matrix (waste under 2x)
+        "ragged": np.append(rng.integers(1, 4, n_segments - 1), 400),  # the lexsort
+    }[lengths]
+    assert padded_order_applies(np.float64, length) == (lengths != "ragged")
+    # heavy ties, signed zeros: every rule of the order at once
+    pool = np.array([-1e300, -1.5, -0.0, 0.0, 0.25, 0.25, 3.0, 1e300])
+    score = rng.choice(pool, int(length.sum()))
+    got = segment_order(score, length, break_ties=True)
+    np.testing.assert_array_equal(got, _lexsort_order(score, length))
+    # without the tie break: the same scores in each position, ties in any order
+    loose = segment_order(score, length, break_ties=False)
+    np.testing.assert_array_equal(score[loose], score[_lexsort_order(score, length)])
+    np.testing.assert_array_equal(np.sort(loose), np.arange(score.size))
+
+
+def test_segment_order_hand_example() -> None:
+    # segment 0: scores 0.2, 0.9, 0.2 -> 0.9 (row 1), then the tie, later row first (2, 0)
+    # segment 1: 0.5, 0.7 -> row 4, row 3; segment 2: one row
+    score = np.array([0.2, 0.9, 0.2, 0.5, 0.7, 0.1])
+    length = np.array([3, 2, 1])
+    assert segment_order(score, length).tolist() == [1, 2, 0, 4, 3, 5]
+
+
+@pytest.mark.parametrize("odd", [np.nan, np.inf, -np.inf])
+def test_segment_order_with_a_non_finite_score_takes_the_lexsort(odd: float) -> None:
+    score = np.array([0.2, odd, 0.9, 0.1])
+    length = np.array([2, 2])
+    assert segment_order(score, length).tolist() == _lexsort_order(score, length).tolist()

@@ -168,13 +168,7 @@ def rank_segments(
         order = None
         ranked = score
     else:
-        # segments stay contiguous and in order in ranking order: every sort
-        # has the segment as its primary key
-        segment = np.repeat(np.arange(length.size), length)
-        if break_ties:
-            order = np.lexsort((-np.arange(n), descending_key(score), segment))
-        else:
-            order = np.lexsort((descending_key(score), segment))
+        order = segment_order(score, length, break_ties=break_ties)
         ranked = score[order]
     new_block = np.empty(n, dtype=bool)
     if n:
@@ -182,6 +176,75 @@ def rank_segments(
         np.not_equal(ranked[1:], ranked[:-1], out=new_block[1:])
         new_block[start[length > 0]] = True
     return Ranking(order, start, length, new_block)
+
+
+_PADDED_WASTE = 2  # a padded matrix at most this many times the rows: sorted row by row
+
+
+def padded_order_applies(dtype: DTypeLike, length: np.ndarray) -> bool:
+    """True when :func:`segment_order` sorts scores of ``dtype`` as a padded matrix."""
+    length = np.asarray(length, dtype=np.int64)
+    longest = int(np.max(length, initial=0))
+    return (
+        np.dtype(dtype).kind == "f"
+        and longest > 0
+        and length.size * longest <= _PADDED_WASTE * int(length.sum())
+    )
+
+
+def segment_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool = True) -> np.ndarray:
+    """The permutation putting each segment of ``score`` in ranking order.
+
+    Segments stay contiguous and in order; within each, score descending, and
+    with ``break_ties`` equal scores later row first (otherwise in no
+    particular order).  Float scores in segments of about one length (padded
+    into a matrix at most twice the rows) are sorted row by row of that matrix,
+    about half the cost of the ``lexsort`` with the segment as primary key
+    that orders everything else.
+    """
+    score = _as_scores(score)
+    length = np.asarray(length, dtype=np.int64)
+    if padded_order_applies(score.dtype, length) and np.isfinite(score).all():
+        return _padded_order(score, length, break_ties=break_ties)
+    # segments stay contiguous and in order in ranking order: every sort
+    # has the segment as its primary key
+    segment = np.repeat(np.arange(length.size), length)
+    if break_ties:
+        return np.lexsort((-np.arange(score.size), descending_key(score), segment))
+    return np.lexsort((descending_key(score), segment))
+
+
+def _padded_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool) -> np.ndarray:
+    """:func:`segment_order` of finite float scores, one matrix row per segment.
+
+    Each segment's keys ``-score`` fill a row, the padding ``+inf`` after them
+    (finite keys: :func:`segment_order` gives any other to the ``lexsort``).  With
+    ``break_ties`` each row is laid out back to front and sorted stably: among
+    equal keys the later row of the segment comes first.
+    """
+    longest = int(np.max(length))
+    start = segment_starts(length)
+    equal = bool(np.all(length == longest))
+    if equal:  # no padding: the scores are the matrix
+        keys = np.negative(score).reshape(length.size, longest)
+        if break_ties:
+            keys = keys[:, ::-1]
+    else:
+        segment = np.repeat(np.arange(length.size), length)
+        column = np.arange(score.size) - start[segment]
+        if break_ties:
+            column = length[segment] - 1 - column  # back to front
+        keys = np.full(length.size * longest, np.inf)
+        keys[segment * longest + column] = -score
+        keys = keys.reshape(length.size, longest)
+    within = np.argsort(keys, axis=1, kind="stable" if break_ties else None)
+    if break_ties:
+        within = length[:, None] - 1 - within
+    within += start[:, None]
+    if equal:
+        return within.ravel()
+    # row i's first length[i] sorted entries are its segment's rows, the padding after them
+    return within[np.arange(longest) < length[:, None]]
 
 
 def _as_scores(score: ArrayLike) -> np.ndarray:
