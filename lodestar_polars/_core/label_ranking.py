@@ -46,7 +46,11 @@ def _relevant_counts(
 ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
     ranking = rank_segments(score, length, presorted=presorted)
     rel = ranking.take(relevant, bool)
-    w = np.ones(rel.size) if weight is None else ranking.take(weight, np.float64)
+    if weight is None:
+        # unweighted, the rows scoring at least as high are a count: no running sum
+        through_rel = ranking.through_sum(rel.astype(np.float64))
+        return ranking, rel, ranking.through.astype(np.float64), through_rel
+    w = ranking.take(weight, np.float64)
     through = ranking.through_sum(w)
     through_rel = ranking.through_sum(w * rel)
     return ranking, rel, through, through_rel
@@ -91,7 +95,14 @@ def precision_mean_segments(
     ranking, rel, through, through_rel = _relevant_counts(
         relevant, score, length, weight, presorted=presorted
     )
-    w = np.ones(rel.size) if weight is None else ranking.take(weight, np.float64)
+    if weight is None:
+        # every weight 1: the weighted sums below without their multiplications
+        # (a ranked row has through >= 1)
+        prec = np.where(rel, precision_at(through_rel, through), 0.0)
+        total = ranking.segment_sum(rel.astype(np.float64))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return ranking.segment_sum(prec) / total, total
+    w = ranking.take(weight, np.float64)
     w_rel = np.where(rel, w, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         prec = np.where(

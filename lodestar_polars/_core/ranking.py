@@ -70,6 +70,8 @@ class Ranking:
     @cached_property
     def block_start(self) -> np.ndarray:
         """Flat index of the first ranked row of each row's tie block."""
+        if self.no_ties:  # every row a block of its own
+            return np.arange(self._new_block.size)
         # the last block start at or before the row: a running max, no gather
         index = np.arange(self._new_block.size)
         return np.maximum.accumulate(np.where(self._new_block, index, 0))
@@ -77,8 +79,10 @@ class Ranking:
     @cached_property
     def block_end(self) -> np.ndarray:
         """Flat index one past the last ranked row of each row's tie block."""
-        # the first block start after the row: a running min from the end
         n = self._new_block.size
+        if self.no_ties:  # every row a block of its own
+            return np.arange(1, n + 1)
+        # the first block start after the row: a running min from the end
         next_start = np.full(n, n, dtype=np.int64)
         if n > 1:
             np.copyto(next_start[:-1], np.arange(1, n), where=self._new_block[1:])
@@ -141,7 +145,7 @@ class Ranking:
     def through_sum(self, values: np.ndarray) -> np.ndarray:
         """Per ranked row: the sum of ``values`` over the rows scoring at least as high."""
         running = segment_running_sum(values, self.start, self.length)
-        return running[self.block_end - 1]
+        return running if self.no_ties else running[self.block_end - 1]
 
 
 def rank_segments(
@@ -181,31 +185,23 @@ def rank_segments(
 _PADDED_WASTE = 2  # a padded matrix at most this many times the rows: sorted row by row
 
 
-def padded_order_applies(dtype: DTypeLike, length: np.ndarray) -> bool:
-    """True when :func:`segment_order` sorts scores of ``dtype`` as a padded matrix."""
-    length = np.asarray(length, dtype=np.int64)
-    longest = int(np.max(length, initial=0))
-    return (
-        np.dtype(dtype).kind == "f"
-        and longest > 0
-        and length.size * longest <= _PADDED_WASTE * int(length.sum())
-    )
-
-
 def segment_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool = True) -> np.ndarray:
     """The permutation putting each segment of ``score`` in ranking order.
 
     Segments stay contiguous and in order; within each, score descending, and
     with ``break_ties`` equal scores later row first (otherwise in no
-    particular order).  Float scores in segments of about one length (padded
-    into a matrix at most twice the rows) are sorted row by row of that matrix,
-    about half the cost of the ``lexsort`` with the segment as primary key
-    that orders everything else.
+    particular order).  Finite float scores are sorted as the rows of padded
+    matrices, one row per segment (:func:`_padded_order`): all segments in one
+    matrix when that at most doubles the rows, else one matrix per class of
+    lengths within a factor of two of each other.  That costs about half the
+    ``lexsort`` with the segment as primary key that orders anything else.
     """
     score = _as_scores(score)
     length = np.asarray(length, dtype=np.int64)
-    if padded_order_applies(score.dtype, length) and np.isfinite(score).all():
-        return _padded_order(score, length, break_ties=break_ties)
+    if score.dtype.kind == "f" and score.size and np.isfinite(score).all():
+        if length.size * int(np.max(length)) <= _PADDED_WASTE * score.size:
+            return _padded_order(score, length, break_ties=break_ties)
+        return _classed_order(score, length, break_ties=break_ties)
     # segments stay contiguous and in order in ranking order: every sort
     # has the segment as its primary key
     segment = np.repeat(np.arange(length.size), length)
@@ -214,11 +210,34 @@ def segment_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool = T
     return np.lexsort((descending_key(score), segment))
 
 
+def _classed_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool) -> np.ndarray:
+    """:func:`_padded_order` of ragged segments, one matrix per class of lengths.
+
+    Class ``c`` holds the segments of ``2**(c-1) < length <= 2**c`` rows, so
+    padding at most doubles a class.  Each segment keeps its own slots in the
+    ranking order (segments stay contiguous and in order), so a class's rows
+    are ordered among themselves and written back to the same slots.
+    """
+    start = segment_starts(length)
+    order = np.empty(score.size, dtype=np.int64)
+    nonempty = length > 0
+    width_class = np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)
+    for c in np.unique(width_class[nonempty]):
+        segments = np.flatnonzero((width_class == c) & nonempty)
+        seg_length = length[segments]
+        # the class's rows, segment after segment, as indices into score
+        offset = start[segments] - segment_starts(seg_length)
+        rows = np.repeat(offset, seg_length) + np.arange(int(seg_length.sum()))
+        order[rows] = rows[_padded_order(score[rows], seg_length, break_ties=break_ties)]
+    return order
+
+
 def _padded_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool) -> np.ndarray:
     """:func:`segment_order` of finite float scores, one matrix row per segment.
 
     Each segment's keys ``-score`` fill a row, the padding ``+inf`` after them
-    (finite keys: :func:`segment_order` gives any other to the ``lexsort``).  With
+    (finite keys: :func:`segment_order` gives any other to the ``lexsort``); an
+    empty segment is a row of padding.  With
     ``break_ties`` each row is laid out back to front and sorted stably: among
     equal keys the later row of the segment comes first.
     """

@@ -76,7 +76,7 @@ def reciprocal_rank_segments(
     c = (b1 - b0).astype(np.float64)
     csum = np.concatenate(([0], np.cumsum(rel)))
     r = (csum[b1] - csum[b0]).astype(np.float64)
-    above = ranking.above[first_rows].astype(np.float64)
+    above = (b0 - ranking.start[segs]).astype(np.float64)  # ranking.above of these rows only
     # offsets 0 .. c - r of each such block, flattened
     n_off = (c - r + 1).astype(np.int64)
     owner = np.repeat(np.arange(segs.size), n_off)
