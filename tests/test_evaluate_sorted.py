@@ -19,6 +19,7 @@ from polars.testing import assert_frame_equal
 
 import lodestar_polars as lp
 from lodestar_polars import _evaluate
+from lodestar_polars._core.ranking import one_padded_matrix
 from lodestar_polars.exceptions import RefusedGroupError
 
 METRICS = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "top_k_accuracy@2"]
@@ -84,6 +85,39 @@ def test_runs_equal_hashing_every_tie_rule(ties: str) -> None:
     extra = {"doc_id": "doc"} if ties == "trec_eval" else {}
     tie_rule_metrics = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "map@4"]
     on_runs, hashed = _both_paths(frame, ["query"], tie_rule_metrics, ties=ties, **extra)
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+
+
+@pytest.mark.parametrize("layout", ["about one length", "ragged"])
+def test_both_orders_on_runs(layout: str) -> None:
+    """Runs of about one length are ordered by NumPy (a padded matrix), ragged runs
+    by Polars' sort per group: both give the hash path's numbers.
+    """
+    frame = _log(seed=21)
+    if layout == "ragged":  # one long query: padding every run to it would cost 10x
+        rng = np.random.default_rng(21)
+        frame = pl.concat(
+            [
+                frame,
+                pl.DataFrame(
+                    {
+                        "query": np.full(3_000, 10_000),
+                        "relevance": rng.choice(4, 3_000),
+                        "score": rng.integers(0, 50, 3_000) / 8.0,
+                        "w": np.ones(3_000),
+                    }
+                ).with_columns(
+                    text=pl.format("q{}", pl.col("query")),
+                    part=(pl.col("query") % 7).cast(pl.Int32),
+                    day=pl.date(2026, 1, 1),
+                ),
+            ],
+            how="diagonal_relaxed",
+        )
+    runs = _evaluate._contiguous_runs(frame.sort("query", maintain_order=True), ["query"])
+    assert runs is not None
+    assert one_padded_matrix(runs.length) == (layout == "about one length")
+    on_runs, hashed = _both_paths(frame, ["query"])
     assert_frame_equal(on_runs, hashed, check_exact=True)
 
 

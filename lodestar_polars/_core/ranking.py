@@ -185,6 +185,13 @@ def rank_segments(
 _PADDED_WASTE = 2  # a padded matrix at most this many times the rows: sorted row by row
 
 
+def one_padded_matrix(length: np.ndarray) -> bool:
+    """True when padding every segment to the longest at most doubles the rows."""
+    length = np.asarray(length, dtype=np.int64)
+    total = int(length.sum())
+    return total > 0 and length.size * int(np.max(length)) <= _PADDED_WASTE * total
+
+
 def segment_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool = True) -> np.ndarray:
     """The permutation putting each segment of ``score`` in ranking order.
 
@@ -199,7 +206,7 @@ def segment_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool = T
     score = _as_scores(score)
     length = np.asarray(length, dtype=np.int64)
     if score.dtype.kind == "f" and score.size and np.isfinite(score).all():
-        if length.size * int(np.max(length)) <= _PADDED_WASTE * score.size:
+        if one_padded_matrix(length):
             return _padded_order(score, length, break_ties=break_ties)
         return _classed_order(score, length, break_ties=break_ties)
     # segments stay contiguous and in order in ranking order: every sort
