@@ -1028,7 +1028,8 @@ def render(
         f"{cfg.budget:g} s are spent), garbage collected before and off during each call. "
         "Cells read *time / floor (seconds)*, where the floor is Polars sorting the frame by "
         'group then score, `df.sort(["query", "score"], descending=[False, True])`. Every tool '
-        "gets the same generated frame (rows in random order); the peers' structures (dense "
+        "gets the same generated frame (rows in random order, except `small_sorted`: ordered "
+        "by query); the peers' structures (dense "
         "matrices, pytrec_eval's dicts and evaluator, ranx's Qrels and Run) are built from it "
         "and timed apart (listed under each table), not in the cells. "
         "`agg` is `df.group_by(group).agg(lp.<metric>(...))`, `evaluate` is "
