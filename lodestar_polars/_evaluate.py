@@ -236,6 +236,8 @@ class _Runs:
     """Rows of each run."""
     keys: pl.DataFrame
     """The ``by`` columns of each run, one row per run."""
+    ascending: bool
+    """True when the runs come in the result's order (one key, sorted, nulls first)."""
 
 
 def _contiguous_runs(frame: pl.DataFrame, keys: list[str]) -> _Runs | None:
@@ -270,7 +272,8 @@ def _contiguous_runs(frame: pl.DataFrame, keys: list[str]) -> _Runs | None:
     firsts = frame.select(pl.col(keys).gather(first_rows))
     if firsts.n_unique() != n_runs:
         return None
-    return _Runs(run.set_sorted().alias(_RUN), length, firsts)
+    ascending = len(keys) == 1 and firsts.to_series().is_sorted()
+    return _Runs(run.set_sorted().alias(_RUN), length, firsts, ascending)
 
 
 def _finite(value: str) -> pl.Expr:
@@ -386,8 +389,10 @@ def _evaluate_frame(
             .otherwise(pl.Series(values, dtype=pl.Float64))
             .alias(p.metric.name)
         )
-    # groups sorted by their keys, nulls first
-    result = groups.select(*keys, *([weight] if weight else []), *columns).sort(keys)
+    # groups sorted by their keys, nulls first (runs of one sorted key are already)
+    result = groups.select(*keys, *([weight] if weight else []), *columns)
+    if runs is None or not runs.ascending:
+        result = result.sort(keys)
     if strict:
         report = _refusal_report(frame, result, parsed, keys)
         if report is not None:

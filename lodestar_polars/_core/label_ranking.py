@@ -48,7 +48,7 @@ def _relevant_counts(
     rel = ranking.take(relevant, bool)
     if weight is None:
         # unweighted, the rows scoring at least as high are a count: no running sum
-        through_rel = ranking.through_sum(rel.astype(np.float64))
+        through_rel = ranking.through_sum(rel)
         return ranking, rel, ranking.through.astype(np.float64), through_rel
     w = ranking.take(weight, np.float64)
     through = ranking.through_sum(w)

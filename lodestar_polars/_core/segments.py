@@ -51,8 +51,15 @@ def segment_running_sum(values: np.ndarray, start: np.ndarray, length: np.ndarra
     for the reciprocal-rank expectation).  Segments of similar length (the same
     power of two) are laid out as the rows of a zero-padded matrix and summed
     along its rows: one pass per length class, at most twice the data in memory.
-    Integer values (counts, 0/1 flags) take one global running sum, exact for them.
+    Integer values (counts, 0/1 flags) take one global running sum, exact for them;
+    boolean flags count in integers, with no check.
     """
+    values = np.asarray(values)
+    start = np.asarray(start, dtype=np.int64)
+    length = np.asarray(length, dtype=np.int64)
+    if values.dtype == np.bool_:
+        counts = np.concatenate(([0], np.cumsum(values, dtype=np.int64)))
+        return (counts[1:] - np.repeat(counts[start], length)).astype(np.float64)
     values = np.asarray(values, dtype=np.float64)
     start = np.asarray(start, dtype=np.int64)
     length = np.asarray(length, dtype=np.int64)
