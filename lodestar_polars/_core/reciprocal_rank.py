@@ -60,23 +60,27 @@ def reciprocal_rank_segments(
     out = np.zeros(ranking.length.size, dtype=np.float64)
     if not rel.any():
         return out
-    idx = np.flatnonzero(rel)
-    # rows are in ranking order: a segment's first relevant row is the first
-    # of its relevant rows in flat order
-    seg_idx = ranking.segment[idx]
-    keep = np.ones(idx.size, dtype=bool)
-    keep[1:] = seg_idx[1:] != seg_idx[:-1]
-    first_rows = idx[keep]
-    segs = seg_idx[keep]
+    # csum[i]: relevant rows among the first i ranked rows.  Rows are in ranking
+    # order, so a segment's first relevant row is the row where csum first
+    # passes its value at the segment's start (csum is sorted: a binary search)
+    csum = np.zeros(rel.size + 1, dtype=np.int64)
+    np.cumsum(rel, out=csum[1:])
+    start = ranking.start
+    before = csum[start]
+    segs = np.flatnonzero(csum[start + ranking.length] > before)
+    first_rows = np.searchsorted(csum, before[segs] + 1) - 1
+    segment_start = start[segs]
     if ignore_ties:
-        out[segs] = expected_reciprocal_rank(1.0, ranking.position[first_rows], 0.0, k)
+        out[segs] = expected_reciprocal_rank(1.0, first_rows - segment_start, 0.0, k)
         return out
-    b0 = ranking.block_start[first_rows]
-    b1 = ranking.block_end[first_rows]
+    if ranking.no_ties:  # the first relevant row is its own block
+        b0, b1 = first_rows, first_rows + 1
+    else:
+        b0 = ranking.block_start[first_rows]
+        b1 = ranking.block_end[first_rows]
     c = (b1 - b0).astype(np.float64)
-    csum = np.concatenate(([0], np.cumsum(rel)))
     r = (csum[b1] - csum[b0]).astype(np.float64)
-    above = (b0 - ranking.start[segs]).astype(np.float64)  # ranking.above of these rows only
+    above = (b0 - segment_start).astype(np.float64)  # ranking.above of these rows only
     # offsets 0 .. c - r of each such block, flattened
     n_off = (c - r + 1).astype(np.int64)
     owner = np.repeat(np.arange(segs.size), n_off)
