@@ -47,9 +47,13 @@ def _relevant_counts(
     ranking = rank_segments(score, length, presorted=presorted)
     rel = ranking.take(relevant, bool)
     if weight is None:
-        # unweighted, the rows scoring at least as high are a count: no running sum
-        through_rel = ranking.through_sum(rel)
-        return ranking, rel, ranking.through.astype(np.float64), through_rel
+        # unweighted, both are counts: rows, and relevant rows (from the running
+        # count over all rows), at or above the row's tie block in its segment
+        relevant_before = np.zeros(rel.size + 1, dtype=np.int64)
+        np.cumsum(rel, out=relevant_before[1:])
+        through_rel = relevant_before[ranking.block_end] - relevant_before[ranking.segment_start]
+        through = ranking.block_end - ranking.segment_start
+        return ranking, rel, through.astype(np.float64), through_rel.astype(np.float64)
     w = ranking.take(weight, np.float64)
     through = ranking.through_sum(w)
     through_rel = ranking.through_sum(w * rel)
@@ -92,16 +96,11 @@ def precision_mean_segments(
     no (weighted) relevant row, and the callers decide that row's value (LRAP
     1.0, AP 0.0).
     """
+    if weight is None:
+        return _unweighted_precision_mean(relevant, score, length, presorted=presorted)
     ranking, rel, through, through_rel = _relevant_counts(
         relevant, score, length, weight, presorted=presorted
     )
-    if weight is None:
-        # every weight 1: the weighted sums below without their multiplications
-        # (a ranked row has through >= 1)
-        prec = np.where(rel, precision_at(through_rel, through), 0.0)
-        total = ranking.segment_sum(rel.astype(np.float64))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return ranking.segment_sum(prec) / total, total
     w = ranking.take(weight, np.float64)
     w_rel = np.where(rel, w, 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -111,6 +110,36 @@ def precision_mean_segments(
         total = ranking.segment_sum(w_rel)
         mean = ranking.segment_sum(w_rel * prec) / total
     return mean, total
+
+
+def _unweighted_precision_mean(
+    relevant: np.ndarray, score: np.ndarray, length: np.ndarray, *, presorted: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`precision_mean_segments` with every weight 1, at the relevant rows only.
+
+    The same numbers: a segment's sum of :func:`precision_at` over its relevant
+    rows, in ranking order (the weighted form adds zeros between them, which
+    change no sum), over its count of relevant rows.
+    """
+    ranking = rank_segments(score, length, presorted=presorted)
+    rel = ranking.take(relevant, bool)
+    relevant_before = np.zeros(rel.size + 1, dtype=np.int64)  # among the first i ranked rows
+    np.cumsum(rel, out=relevant_before[1:])
+    start = ranking.start
+    first = relevant_before[start]  # each segment's first relevant row, among the relevant rows
+    count = relevant_before[start + ranking.length] - first
+    rows = np.flatnonzero(rel)
+    segment = np.repeat(np.arange(start.size), count)  # rows are in segment order
+    end = rows + 1 if ranking.no_ties else ranking.block_end[rows]  # past the row's tie block
+    through = end - start[segment]
+    through_rel = relevant_before[end] - first[segment]
+    sums = np.zeros(start.size, dtype=np.float64)
+    has = count > 0
+    if rows.size:
+        sums[has] = np.add.reduceat(precision_at(through_rel, through), first[has])
+    total = count.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sums / total, total
 
 
 def lrap_segments(

@@ -72,9 +72,7 @@ class Ranking:
         """Flat index of the first ranked row of each row's tie block."""
         if self.no_ties:  # every row a block of its own
             return np.arange(self._new_block.size)
-        # the last block start at or before the row: a running max, no gather
-        index = np.arange(self._new_block.size)
-        return np.maximum.accumulate(np.where(self._new_block, index, 0))
+        return np.repeat(self.block_first, self.block_size)
 
     @cached_property
     def block_end(self) -> np.ndarray:
@@ -82,11 +80,7 @@ class Ranking:
         n = self._new_block.size
         if self.no_ties:  # every row a block of its own
             return np.arange(1, n + 1)
-        # the first block start after the row: a running min from the end
-        next_start = np.full(n, n, dtype=np.int64)
-        if n > 1:
-            np.copyto(next_start[:-1], np.arange(1, n), where=self._new_block[1:])
-        return np.minimum.accumulate(next_start[::-1])[::-1]
+        return np.repeat(self.block_first + self.block_size, self.block_size)
 
     @cached_property
     def above(self) -> np.ndarray:
