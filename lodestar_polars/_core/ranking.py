@@ -92,6 +92,18 @@ class Ranking:
         """Rows of the same segment scoring at least as high (int64)."""
         return self.block_end - self.segment_start
 
+    def block_bounds(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``block_start`` and ``block_end`` of the ranked ``rows`` only.
+
+        For a few rows: a binary search among the blocks instead of two
+        arrays over every row.
+        """
+        if self.no_ties:
+            return rows, rows + 1
+        block = np.searchsorted(self.block_first, rows, side="right") - 1
+        first = self.block_first[block]
+        return first, first + self.block_size[block]
+
     @cached_property
     def block_first(self) -> np.ndarray:
         """Flat index of the first ranked row of each tie block (blocks in ranked order)."""

@@ -73,11 +73,7 @@ def reciprocal_rank_segments(
     if ignore_ties:
         out[segs] = expected_reciprocal_rank(1.0, first_rows - segment_start, 0.0, k)
         return out
-    if ranking.no_ties:  # the first relevant row is its own block
-        b0, b1 = first_rows, first_rows + 1
-    else:
-        b0 = ranking.block_start[first_rows]
-        b1 = ranking.block_end[first_rows]
+    b0, b1 = ranking.block_bounds(first_rows)
     c = (b1 - b0).astype(np.float64)
     r = (csum[b1] - csum[b0]).astype(np.float64)
     above = (b0 - segment_start).astype(np.float64)  # ranking.above of these rows only
