@@ -270,16 +270,36 @@ def _contiguous_runs(frame: pl.DataFrame, keys: list[str]) -> _Runs | None:
     first_rows = pl.Series(starts)
     # every group one run: the keys at the runs' first rows are all distinct
     firsts = frame.select(pl.col(keys).gather(first_rows))
-    if firsts.n_unique() != n_runs:
-        return None
+    # adjacent runs differ in key, so sorted first keys (one key, a query-sorted
+    # log) are strictly increasing: all distinct, with no hashing
     ascending = len(keys) == 1 and firsts.to_series().is_sorted()
+    if not ascending and firsts.n_unique() != n_runs:
+        return None
     return _Runs(run.set_sorted().alias(_RUN), length, firsts, ascending)
 
 
-def _finite(value: str) -> pl.Expr:
-    """The column as Float64, null, NaN and infinity as 0 (refused groups only: nulled later)."""
+def _finite(value: str, *, clean: bool) -> pl.Expr:
+    """The column as Float64, null, NaN and infinity as 0 (refused groups only: nulled later).
+
+    ``clean``: no group was refused, so no row holds a null, NaN or infinity
+    (every metric refuses a group with one in ``y_true`` or ``y_score``) and
+    the column is only cast.
+    """
     x = as_float(value)
-    return pl.when(x.is_finite()).then(x).otherwise(0.0)
+    return x if clean else pl.when(x.is_finite()).then(x).otherwise(0.0)
+
+
+def _score_values(frame: pl.DataFrame, y_score: str, *, clean: bool) -> pl.Expr:
+    """The score column for the core: an integer score keeps its dtype (see :func:`as_score`)."""
+    if frame.schema[y_score].is_integer():
+        return pl.col(y_score) if clean else pl.col(y_score).fill_null(0)
+    return _finite(y_score, clean=clean)
+
+
+def _no_refusal(groups: pl.DataFrame, parsed: list[_Parsed]) -> bool:
+    """True when no metric refused any group."""
+    flags = [f"{_PREFIX}refused{i}" for i in range(len(parsed))]
+    return not groups.select(pl.any_horizontal(flags).any()).item()
 
 
 def _evaluate_frame(
@@ -321,8 +341,6 @@ def _evaluate_frame(
     aggs += [p.metric.refused().alias(f"{_PREFIX}refused{i}") for i, p in enumerate(parsed)]
     indexed = frame.with_row_index(_ROW)
     runs = _contiguous_runs(frame, keys)
-    # an integer score keeps its dtype: a cast to Float64 merges integers above 2**53
-    s = pl.col(y_score).fill_null(0) if frame.schema[y_score].is_integer() else _finite(y_score)
     gain_ranked: np.ndarray | None = None
     if runs is None:
         groups = indexed.group_by(keys).agg(*aggs, ranked.alias(_ORDER))
@@ -340,7 +358,11 @@ def _evaluate_frame(
             # of lengths, are slower than Polars): score descending, ties later
             # row first where a metric reads that order, as ranked.sort_by
             groups = by_run.agg(*aggs).sort(_RUN)
-            unranked = frame.select(_finite(y_true).alias("g"), s.alias("s"))
+            clean = _no_refusal(groups, parsed)
+            unranked = frame.select(
+                _finite(y_true, clean=clean).alias("g"),
+                _score_values(frame, y_score, clean=clean).alias("s"),
+            )
             score_in = unranked["s"].to_numpy()
             row_order = any(p.spec.row_order for p in parsed)
             order = segment_order(score_in, runs.length, break_ties=row_order)
@@ -351,9 +373,11 @@ def _evaluate_frame(
     if gain_ranked is None:
         ranked_rows = groups.get_column(_ORDER).explode()
         groups = groups.drop(_ORDER)
+        clean = _no_refusal(groups, parsed)
         # both columns gathered in one select (Polars runs them in parallel)
         in_order = frame.select(
-            _finite(y_true).gather(ranked_rows).alias("g"), s.gather(ranked_rows).alias("s")
+            _finite(y_true, clean=clean).gather(ranked_rows).alias("g"),
+            _score_values(frame, y_score, clean=clean).gather(ranked_rows).alias("s"),
         )
         gain_ranked, ranked_score = in_order["g"].to_numpy(), in_order["s"].to_numpy()
     if weight is not None and groups[_WEIGHT_VARIES].any():

@@ -71,7 +71,7 @@ def dcg_segments(
         # through = above + 1, g / 1 * (C[above + 1] - C[above]): the same numbers
         # row by row, each discount difference taken once
         discount = np.diff(table)
-        return ranking.segment_sum(g * discount[ranking.position])
+        return ranking.segment_sum(g * ranking.by_position(discount))
     # block by block: each tie block's gain sum times its mean discount
     above = ranking.block_above
     through = above + ranking.block_size
@@ -121,10 +121,15 @@ def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -
         table = cumulative_discount_table(longest, 2, k)
         out = np.zeros(length.size)
         above = np.zeros(length.size, dtype=np.int64)
-        for value in values[::-1]:
-            through = above + np.add.reduceat((g == value).view(np.int8), start, dtype=np.int64)
+        for value in values[:0:-1]:
+            equal = (g == value).view(np.int8)
+            through = above + np.add.reduceat(equal, start, dtype=np.int64)
             out += value * (table[through] - table[above])
             above = through
+        # the smallest value fills every position left, with no count; a smallest
+        # value of 0 adds nothing (out starts at +0.0 and never holds -0.0)
+        if values[0] != 0:
+            out += values[0] * (table[length] - table[above])
         return out
     segment = np.repeat(np.arange(length.size), length)
     order = np.lexsort((-g, segment))

@@ -48,6 +48,20 @@ class Ranking:
         """True where a ranked row starts a tie block (or a segment)."""
 
     @cached_property
+    def width(self) -> int | None:
+        """The common length of the segments when all have one (>= 1), else None.
+
+        Equal lengths are common (a run of the top 1000 per query, a top-k
+        list per user): the flat arrays are then a matrix, one row per
+        segment, and per-row arrays are built from one row repeated.
+        """
+        n = self._new_block.size
+        if not self.length.size or n % self.length.size:
+            return None
+        width = n // self.length.size
+        return width if width and bool(np.all(self.length == width)) else None
+
+    @cached_property
     def segment(self) -> np.ndarray:
         """Segment index of each ranked row."""
         return np.repeat(np.arange(self.length.size), self.length)
@@ -60,6 +74,8 @@ class Ranking:
     @cached_property
     def position(self) -> np.ndarray:
         """0-based position in the ranking order (int64)."""
+        if self.width is not None:
+            return np.tile(np.arange(self.width, dtype=np.int64), self.length.size)
         return np.arange(self._new_block.size) - self.segment_start
 
     @cached_property
@@ -112,6 +128,8 @@ class Ranking:
     @cached_property
     def _segment_first_block(self) -> np.ndarray:
         """Index (among the blocks) of each segment's first block."""
+        if self.width is not None:  # the blocks with no row of their segment above
+            return np.flatnonzero(self.block_above == 0)
         starts_segment = np.zeros(self._new_block.size, dtype=bool)
         starts_segment[self.start[self.length > 0]] = True
         return np.flatnonzero(starts_segment[self.block_first])
@@ -124,6 +142,8 @@ class Ranking:
     @cached_property
     def block_above(self) -> np.ndarray:
         """Rows of each tie block's segment ranked above the block."""
+        if self.width is not None:  # segments of one width: the block's column
+            return self.block_first % self.width
         blocks_per_segment = np.diff(self._segment_first_block, append=self.block_first.size)
         nonempty = self.start[self.length > 0]
         return self.block_first - np.repeat(nonempty, blocks_per_segment)
@@ -146,7 +166,15 @@ class Ranking:
 
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
         """Sum ranked-order ``values`` per segment."""
+        if self.width is not None:  # no empty segment to mask: the same sums
+            return np.add.reduceat(np.asarray(values, dtype=np.float64), self.start)
         return segment_sum(values, self.start, self.length)
+
+    def by_position(self, table: np.ndarray) -> np.ndarray:
+        """``table[position]`` of every ranked row (``table`` covers the longest segment)."""
+        if self.width is not None:  # one row of the table, repeated: no gather
+            return np.tile(table[: self.width], self.length.size)
+        return table[self.position]
 
     def through_sum(self, values: np.ndarray) -> np.ndarray:
         """Per ranked row: the sum of ``values`` over the rows scoring at least as high."""
