@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -257,7 +258,7 @@ def evaluate(
     mean: bool = False,
     num_partitions: int | None = None,
     partition_rows: int = DEFAULT_PARTITION_ROWS,
-    large_group_rows: int | None = None,
+    large_group_rows: int | float | None = None,
 ) -> SparkDataFrame:
     """Evaluate several metrics per group of a long Spark DataFrame.
 
@@ -301,7 +302,7 @@ def evaluate(
         default costs one count of the input rows.
     partition_rows : int, default=2,000,000
         Rows per partition aimed at when ``num_partitions`` is not given.
-    large_group_rows : int, default=None
+    large_group_rows : int or math.inf, default=None
         Groups of more rows than this are scored in two stages, never whole
         in one task: each input partition keeps, per group, the rows that can
         reach the top ``k`` (the whole tie block at the cut), the ``k``
@@ -311,9 +312,13 @@ def evaluate(
         precision, recall, hit rate, reciprocal rank, AP at k, each with
         ``@k``), with ``ties`` ``"average"`` or ``"trec_eval"`` and without
         ``n_relevant`` or ``judged``; a ``ValueError`` says which rule an
-        explicit value breaks.  By default ``partition_rows`` when every
+        explicit int breaks.  By default ``partition_rows`` when every
         metric qualifies (the default then costs one count of rows per group,
         in place of the count of all rows), and no group is split otherwise.
+        ``math.inf`` splits no group, whatever the metrics, and skips the
+        count of rows per group (the count of all rows remains when
+        ``num_partitions`` is not given).  An int below 1, or any other float
+        (NaN included) or a bool, is a ``ValueError``.
 
     Returns
     -------
@@ -334,7 +339,10 @@ def evaluate(
         An unknown metric name, or a cutoff on a metric that takes none.
     ValueError
         A missing column, a non-numeric ``y_true``/``y_score``/``weight``, a
-        ``num_partitions`` or ``partition_rows`` below 1.
+        ``num_partitions`` or ``partition_rows`` below 1, a
+        ``large_group_rows`` that is neither an int of at least 1 nor
+        ``math.inf``, or an int ``large_group_rows`` for metrics or options
+        that cannot be scored in two stages.
     RefusedGroupError
         With ``strict=True``, a group some metric refuses.
     ZeroDivisionError
@@ -383,9 +391,15 @@ def evaluate(
     if partition_rows < 1:
         msg = f"`partition_rows` must be at least 1, got {partition_rows}"
         raise ValueError(msg)
-    if large_group_rows is not None and large_group_rows < 1:
-        msg = f"`large_group_rows` must be at least 1, got {large_group_rows}"
-        raise ValueError(msg)
+    # math.inf: no group is split and the rows per group are not counted
+    no_split = isinstance(large_group_rows, float) and large_group_rows == math.inf
+    if large_group_rows is not None and not no_split:
+        if isinstance(large_group_rows, bool) or not isinstance(large_group_rows, numbers.Integral):
+            msg = f"`large_group_rows` must be an int or math.inf, got {large_group_rows!r}"
+            raise ValueError(msg)
+        if large_group_rows < 1:
+            msg = f"`large_group_rows` must be at least 1, got {large_group_rows}"
+            raise ValueError(msg)
     columns = {f"by[{i}]": key for i, key in enumerate(keys)}
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
@@ -421,14 +435,14 @@ def evaluate(
 
     # Groups too large for one task (two stages), when the metrics allow it.
     why_not = _two_stage.refusal(names, ties=ties, n_relevant=n_relevant, judged=judged)
-    if large_group_rows is not None and why_not is not None:
+    if large_group_rows is not None and not no_split and why_not is not None:
         msg = f"`large_group_rows`: a group cannot be scored in two stages here: {why_not}"
         raise ValueError(msg)
     threshold = large_group_rows if large_group_rows is not None else partition_rows
     parallelism = sdf.sparkSession.sparkContext.defaultParallelism
     run = _partition_evaluator(names, keys, y_true, y_score, weight, arrow_out, options)
     whole, split = source, None
-    if why_not is None:
+    if why_not is None and not no_split:
         counts = source.groupBy(*(functions.col(_quoted(k)) for k in keys)).count().persist()
         large = counts.filter(functions.col("count") > threshold)
         total, large_rows, n_large = counts.agg(

@@ -470,6 +470,85 @@ def test_a_split_group_is_refused_for_its_own_reason(spark: Any) -> None:
     assert str(whole.value) in str(caught.value)  # the same group, the same reason
 
 
+def _spy(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> list[int]:
+    """Count the driver's calls of ``cls.<name>``.
+
+    ``cls`` is the session's concrete DataFrame class (pyspark 4's classic
+    DataFrame overrides the methods of ``pyspark.sql.DataFrame``).
+    """
+    calls: list[int] = []
+    original = getattr(cls, name)
+
+    def spy(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, name, spy)
+    return calls
+
+
+@needs_spark
+def test_large_group_rows_inf_splits_nothing_and_counts_no_groups(
+    spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """math.inf: the values of the routed path and of lp.evaluate, without the count per group."""
+    log = _log(seed=6, groups=30, rows=300)
+    log = log.filter(pl.len().over("query") > 1)  # ndcg refuses one-document queries
+    sdf = spark.createDataFrame(log.to_arrow())
+    metrics = ["ndcg@5", "rr@10", "P@3"]
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    expected = lp.evaluate(log, metrics, **kwargs)
+    group_by = _spy(monkeypatch, type(sdf), "groupBy")
+    count = _spy(monkeypatch, type(sdf), "count")
+    routed = lps.evaluate(sdf, metrics, large_group_rows=2**62, strict=False, **kwargs)
+    assert group_by  # the routing counts rows per group (and sums the counts: agg)
+    assert not count
+    group_by.clear()
+    unrouted = lps.evaluate(sdf, metrics, large_group_rows=math.inf, strict=False, **kwargs)
+    assert (len(group_by), len(count)) == (0, 1)  # only the plain count of rows
+    count.clear()
+    given = lps.evaluate(
+        sdf, metrics, large_group_rows=math.inf, num_partitions=2, strict=False, **kwargs
+    )
+    assert (len(group_by), len(count)) == (0, 0)  # no count at all
+    monkeypatch.undo()
+    assert unrouted.rdd.getNumPartitions() == routed.rdd.getNumPartitions()
+    assert _collect(routed, ["query"]).equals(expected)
+    assert _collect(unrouted, ["query"]).equals(expected)  # bit for bit
+    assert _collect(given, ["query"]).equals(expected)
+
+
+@needs_spark
+def test_large_group_rows_inf_keeps_a_large_group_whole(spark: Any) -> None:
+    """A group the default would split is scored whole; metrics that cannot split are accepted."""
+    log = _skewed_log(seed=7)
+    sdf = spark.createDataFrame(log.to_arrow()).repartition(2)
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    whole = lps.evaluate(
+        sdf, ["ndcg@10"], partition_rows=2000, large_group_rows=math.inf, strict=False, **kwargs
+    )  # by default the 6,000-row query would be split at 2,000 rows
+    assert whole._jdf.queryExecution().executedPlan().toString().count("MapInArrow") == 1
+    assert _collect(whole, ["query"]).equals(lp.evaluate(log, ["ndcg@10"], **kwargs))
+    metrics = ["rr@5", "ndcg"]  # uncut ndcg reads every row: an int is refused, inf is not
+    got = lps.evaluate(sdf, metrics, large_group_rows=math.inf, num_partitions=2, **kwargs)
+    assert _collect(got, ["query"]).equals(lp.evaluate(log, metrics, **kwargs))
+
+
+@needs_spark
+@pytest.mark.parametrize("value", [2.5, float("nan"), True, 0.5, -math.inf, 3.0])
+def test_large_group_rows_neither_int_nor_inf_is_refused(spark: Any, value: Any) -> None:
+    """Another float, NaN or a bool: a ValueError naming the rule and the value, before a job."""
+    sdf = spark.createDataFrame(_log(seed=2, groups=5, rows=30).to_arrow())
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    sentence = f"`large_group_rows` must be an int or math.inf, got {value!r}"
+    with pytest.raises(ValueError, match="must be an int or math.inf") as caught:
+        lps.evaluate(sdf, ["rr@5"], large_group_rows=value, **kwargs)
+    assert str(caught.value) == sentence
+    if value == 2.5:  # the sentence docs/refusals.md quotes
+        page = (Path(__file__).parent.parent / "docs" / "refusals.md").read_text()
+        assert sentence in page
+
+
 TREC = Path(__file__).parent / "data" / "trec_eval"
 
 
