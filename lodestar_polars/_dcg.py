@@ -48,10 +48,11 @@ def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> tuple[pl.Expr, t
     g = exponential_gain(relevance)
     # a relevance whose gain overflows (2 ** 1024) is "a value too large", in the same words
     null, nan, infinite = checks
+    overflow = g.is_infinite()  # an infinite relevance is in the null rule's row flag already
     return g, (
         null,
         nan,
-        Check.any_row(g.is_infinite() | relevance.is_infinite(), infinite.message),
+        Check((overflow | relevance.is_infinite()).any(), infinite.message, overflow),
     )
 
 

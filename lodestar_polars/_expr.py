@@ -63,14 +63,18 @@ def as_score(value: IntoExprColumn) -> pl.Expr:
 class Check:
     """A rule a group must pass: ``refused`` is True for a group that breaks it.
 
-    ``row``, when set, is the per-row flag the rule is about (``refused`` is
-    then ``row.any()``): :meth:`Metric.refused` ORs such flags row-wise and
-    aggregates them once, cheaper than one aggregation per rule.
+    ``row``, when set, is a per-row flag whose ``any()`` is True for a group
+    that breaks the rule: :meth:`Metric.refused` ORs such flags row-wise and
+    aggregates them once, cheaper than one aggregation per rule.  One flag may
+    cover several rules (null, NaN and infinity are one ``is_finite``): the
+    rules it covers are marked ``covered`` and add no flag of their own.  The
+    flagged rows are the rows some rule is about (the two-stage path keeps them).
     """
 
     refused: pl.Expr
     message: pl.Expr
     row: pl.Expr | None = None
+    covered: bool = False
 
     @classmethod
     def any_row(cls, flags: pl.Expr, message: pl.Expr) -> Check:
@@ -89,7 +93,7 @@ class Metric:
     def refused(self) -> pl.Expr:
         """True for a group that breaks a rule (each per-row rule's flag aggregated once)."""
         rows = [c.row for c in self.checks if c.row is not None]
-        groups = [c.refused for c in self.checks if c.row is None]
+        groups = [c.refused for c in self.checks if c.row is None and not c.covered]
         if rows:
             groups.append(pl.any_horizontal(*rows).any())
         return pl.any_horizontal(*groups)
@@ -112,13 +116,20 @@ class Metric:
 
 
 def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
-    """Null, NaN and infinity refuse the group, in scikit-learn's ``check_array`` words."""
+    """Null, NaN and infinity refuse the group, in scikit-learn's ``check_array`` words.
+
+    One row flag covers the three rules (a row that is not finite, null
+    included): one pass instead of three when only *whether* a group is
+    refused is asked; each rule keeps its own test for the reason.
+    """
+    not_finite = ~x.is_finite().fill_null(False)
     return (
-        Check.any_row(x.is_null(), pl.lit(f"Input {role} contains null.")),
-        Check.any_row(x.is_nan(), pl.lit(f"Input {role} contains NaN.")),
-        Check.any_row(
-            x.is_infinite(),
+        Check(x.is_null().any(), pl.lit(f"Input {role} contains null."), not_finite),
+        Check(x.is_nan().any(), pl.lit(f"Input {role} contains NaN."), covered=True),
+        Check(
+            x.is_infinite().any(),
             pl.lit(f"Input {role} contains infinity or a value too large for {FLOAT_DTYPE}."),
+            covered=True,
         ),
     )
 

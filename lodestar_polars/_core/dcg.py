@@ -17,6 +17,7 @@ import numpy as np
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
 from lodestar_polars._core.segments import segment_starts
+from lodestar_polars._core.threads import both
 
 _FEW_GAINS = 32  # distinct gain values up to which the ideal DCG is counted, not sorted
 _TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive double, 5e-324
@@ -94,10 +95,16 @@ def ndcg_segments(
     ``ideal``, when given, is each segment's ideal DCG from elsewhere (the
     judged relevances of a run's qrels, :func:`ideal_dcg_segments` of them).
     """
-    dcg = dcg_segments(
-        gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
-    )
-    return normalized(dcg, ideal_dcg_segments(gain, length, k=k) if ideal is None else ideal)
+
+    def dcg() -> np.ndarray:
+        return dcg_segments(
+            gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
+        )
+
+    if ideal is None:  # two independent passes over the rows, at the same time
+        value, best = both(dcg, lambda: ideal_dcg_segments(gain, length, k=k))
+        return normalized(value, best)
+    return normalized(dcg(), ideal)
 
 
 def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:

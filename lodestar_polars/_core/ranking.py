@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from lodestar_polars._core.segments import segment_running_sum, segment_starts, segment_sum
+from lodestar_polars._core.threads import argsort_rows
 
 
 class Ranking:
@@ -280,29 +281,31 @@ def _padded_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool) ->
     (finite keys: :func:`segment_order` gives any other to the ``lexsort``); an
     empty segment is a row of padding.  With
     ``break_ties`` each row is laid out back to front and sorted stably: among
-    equal keys the later row of the segment comes first.
+    equal keys the later row of the segment comes first.  Segments of one
+    length need no padding: the scores themselves are the matrix.  The rows are
+    sorted in threads (:func:`argsort_rows`).
     """
     longest = int(np.max(length))
     start = segment_starts(length)
-    equal = bool(np.all(length == longest))
-    if equal:  # no padding: the scores are the matrix
-        keys = np.negative(score).reshape(length.size, longest)
-        if break_ties:
-            keys = keys[:, ::-1]
-    else:
-        segment = np.repeat(np.arange(length.size), length)
-        column = np.arange(score.size) - start[segment]
-        if break_ties:
-            column = length[segment] - 1 - column  # back to front
-        keys = np.full(length.size * longest, np.inf)
-        keys[segment * longest + column] = -score
-        keys = keys.reshape(length.size, longest)
-    within = np.argsort(keys, axis=1, kind="stable" if break_ties else None)
+    if bool(np.all(length == longest)):
+        # no padding: the scores are the matrix, sorted ascending (stably with
+        # break_ties: earlier row first among equals) and read back to front,
+        # which is score descending with the later row first among equals
+        ascending = argsort_rows(
+            score.reshape(length.size, longest), kind="stable" if break_ties else None
+        )
+        return (ascending[:, ::-1] + start[:, None]).ravel()
+    segment = np.repeat(np.arange(length.size), length)
+    column = np.arange(score.size) - start[segment]
+    if break_ties:
+        column = length[segment] - 1 - column  # back to front
+    flat_keys = np.full(length.size * longest, np.inf)
+    flat_keys[segment * longest + column] = -score
+    keys = flat_keys.reshape(length.size, longest)
+    within = argsort_rows(keys, kind="stable" if break_ties else None)
     if break_ties:
         within = length[:, None] - 1 - within
     within += start[:, None]
-    if equal:
-        return within.ravel()
     # row i's first length[i] sorted entries are its segment's rows, the padding after them
     return within[np.arange(longest) < length[:, None]]
 

@@ -1,0 +1,80 @@
+"""NumPy work split across threads, as many as Polars uses.
+
+NumPy sorts release the GIL but use one core; Polars uses every core it is
+given.  A matrix sorted row by row (the padded ranking order) is cut into
+blocks of rows, one per thread, so the NumPy side of a call uses the cores
+the Polars side does.  The results are the same as one call's, bit for bit:
+each row is sorted on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Literal, TypeVar
+
+import numpy as np
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+_MIN_BLOCK = 1 << 17
+"""Elements a thread gets at least: below this the hand-off costs more than it saves."""
+
+_lock = threading.Lock()
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def thread_count() -> int:
+    """Polars' thread count: ``POLARS_MAX_THREADS``, else the cores this process may use."""
+    try:
+        return max(1, int(os.environ["POLARS_MAX_THREADS"]))
+    except (KeyError, ValueError):
+        pass
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+
+
+def _executor(threads: int) -> ThreadPoolExecutor:
+    """One pool per process (a forked child, a Spark worker, gets its own)."""
+    global _pool
+    with _lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(threads, thread_name_prefix="lodestar"))
+        return _pool[1]
+
+
+def argsort_rows(keys: np.ndarray, *, kind: Literal["stable"] | None = None) -> np.ndarray:
+    """``np.argsort(keys, axis=1, kind=kind)`` of a 2-D matrix, blocks of rows in threads."""
+    rows = keys.shape[0]
+    threads = min(thread_count(), keys.size // _MIN_BLOCK, rows)
+    if threads < 2:
+        return np.argsort(keys, axis=1, kind=kind)
+    out = np.empty(keys.shape, dtype=np.intp)
+    bounds = np.linspace(0, rows, threads + 1).astype(np.int64)
+
+    def block(i: int) -> None:
+        a, b = int(bounds[i]), int(bounds[i + 1])
+        out[a:b] = np.argsort(keys[a:b], axis=1, kind=kind)
+
+    _map(block, threads)
+    return out
+
+
+def _map(fn: Callable[[int], None], n: int) -> None:
+    """``fn(0) .. fn(n - 1)`` in the pool, the first in this thread; errors re-raised."""
+    pool = _executor(thread_count())
+    futures = [pool.submit(fn, i) for i in range(1, n)]
+    fn(0)
+    for f in futures:
+        f.result()
+
+
+def both(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
+    """``first()`` here and ``second()`` in the pool at the same time (two independent passes)."""
+    if thread_count() < 2:
+        return first(), second()
+    future = _executor(thread_count()).submit(second)
+    return first(), future.result()
