@@ -35,6 +35,7 @@ from lodestar_polars._registry import (
     Sorted,
     metric_names,
     resolve,
+    run_core,
     unknown_metric_message,
 )
 from lodestar_polars._ties import TIES, TieRule
@@ -406,7 +407,7 @@ def _evaluate_frame(
     arrays = Sorted(gain_ranked, ranked_score, groups[_LEN].to_numpy(), n_relevant, judged)
     columns = []
     for i, p in enumerate(parsed):
-        values = p.spec.core(arrays, p.options)
+        values = run_core(p.spec.core, arrays, p.options)
         columns.append(
             pl.when(pl.col(f"{_PREFIX}refused{i}"))
             .then(None)

@@ -60,6 +60,7 @@ from lodestar_polars._core.label_ranking import (
     ranking_loss_segments,
 )
 from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
+from lodestar_polars._core.threads import map_parts, parts
 from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._dcg import dcg, dcg_metric, ndcg, ndcg_metric
 from lodestar_polars._expr import Metric
@@ -106,8 +107,37 @@ class Sorted:
     """Every judged relevance, segment after segment, and how many per segment
     (``lp.evaluate(judged=)``), if given."""
 
+    def part(self, first: int, end: int) -> Sorted:
+        """Segments ``first .. end - 1`` (views of the arrays, no copy)."""
+        start = np.concatenate(([0], np.cumsum(self.length)))
+        a, b = int(start[first]), int(start[end])
+        judged = None
+        if self.judged is not None:
+            values, lengths = self.judged
+            judged_start = np.concatenate(([0], np.cumsum(lengths)))
+            ja, jb = int(judged_start[first]), int(judged_start[end])
+            judged = (values[ja:jb], lengths[first:end])
+        n_relevant = None if self.n_relevant is None else self.n_relevant[first:end]
+        return Sorted(self.gain[a:b], self.score[a:b], self.length[first:end], n_relevant, judged)
+
 
 Core = Callable[[Sorted, dict[str, Any]], np.ndarray]
+
+
+def run_core(core: Core, arrays: Sorted, options: dict[str, Any]) -> np.ndarray:
+    """``core(arrays, options)``, the segments cut into parts scored in threads at once.
+
+    A segment's value reads only its own rows, so the parts' values, end to
+    end, are the whole call's; NumPy releases the GIL in its loops, so the
+    parts use the cores Polars uses.
+    """
+    bounds = parts(arrays.length)
+    if bounds.size == 2:
+        return core(arrays, options)
+    pieces = map_parts(
+        lambda i: core(arrays.part(int(bounds[i]), int(bounds[i + 1])), options), bounds.size - 1
+    )
+    return np.concatenate(pieces)
 
 
 def segmented(

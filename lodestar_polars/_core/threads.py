@@ -25,10 +25,18 @@ _MIN_BLOCK = 1 << 17
 
 _lock = threading.Lock()
 _pool: tuple[int, ThreadPoolExecutor] | None = None
+_local = threading.local()
+"""``inside``: this thread runs one of the parts of :func:`map_parts` (work there stays serial)."""
 
 
 def thread_count() -> int:
-    """Polars' thread count: ``POLARS_MAX_THREADS``, else the cores this process may use."""
+    """Polars' thread count: ``POLARS_MAX_THREADS``, else the cores this process may use.
+
+    1 inside a part of :func:`map_parts`: the parts hold every thread already,
+    and a part waiting on work queued behind other parts could wait for ever.
+    """
+    if getattr(_local, "inside", False):
+        return 1
     try:
         return max(1, int(os.environ["POLARS_MAX_THREADS"]))
     except (KeyError, ValueError):
@@ -70,6 +78,49 @@ def _map(fn: Callable[[int], None], n: int) -> None:
     fn(0)
     for f in futures:
         f.result()
+
+
+def _serial(fn: Callable[[int], A]) -> Callable[[int], A]:
+    """``fn`` run with :func:`thread_count` 1 in its thread (see there)."""
+
+    def run(i: int) -> A:
+        _local.inside = True
+        try:
+            return fn(i)
+        finally:
+            _local.inside = False
+
+    return run
+
+
+def parts(length: np.ndarray, min_rows: int = 1 << 18) -> np.ndarray:
+    """Segment bounds cutting segments of ``length`` rows into parts of about equal rows.
+
+    One part per thread, none under ``min_rows`` rows; ``[0, n]`` for one part.
+    A segment is never cut.
+    """
+    length = np.asarray(length, dtype=np.int64)
+    rows = int(length.sum())
+    n = max(1, min(thread_count(), rows // min_rows, length.size))
+    if n == 1:
+        return np.array([0, length.size], dtype=np.int64)
+    through = np.cumsum(length)
+    inner = np.searchsorted(through, np.arange(1, n) * (rows / n), side="left") + 1
+    return np.unique(np.concatenate(([0], inner, [length.size])))
+
+
+def map_parts(fn: Callable[[int], A], n: int) -> list[A]:
+    """``[fn(0), .., fn(n - 1)]``, each in its own thread (the first in this one)."""
+    if n == 1:
+        return [fn(0)]
+    results: list[A | None] = [None] * n
+    serial = _serial(fn)
+
+    def one(i: int) -> None:
+        results[i] = serial(i)
+
+    _map(one, n)
+    return results  # type: ignore[return-value]  # every slot filled by _map
 
 
 def both(first: Callable[[], A], second: Callable[[], B]) -> tuple[A, B]:
