@@ -27,7 +27,7 @@ import polars as pl
 from polars.io.plugins import register_io_source
 
 from lodestar_polars._arrow import from_arrow
-from lodestar_polars._core.ranking import one_padded_matrix, segment_order
+from lodestar_polars._core.ranking import one_padded_matrix, runs_descend, segment_order
 from lodestar_polars._expr import Metric, as_float, as_score
 from lodestar_polars._registry import (
     REGISTRY,
@@ -348,7 +348,24 @@ def _evaluate_frame(
     else:
         # groups as slices of runs (see _contiguous_runs): the same groups, in run order
         by_run = indexed.with_columns(runs.run).group_by(_RUN)
-        if (
+        groups = by_run.agg(*aggs).sort(_RUN)
+        clean = _no_refusal(groups, parsed)
+        row_order = any(p.spec.row_order for p in parsed)
+        score_in: np.ndarray | None = None
+        if clean and roles.ties in ("average", "input") and frame.schema[y_score].is_numeric():
+            score_in = frame.get_column(y_score).to_numpy()
+            # a log ranked within each query already (a TREC run, a top-k
+            # list): no sort; equal scores must be in the rule's order, so
+            # the scores must fall strictly where a metric reads row order
+            # (later row first) and may tie otherwise (ties="input" reads the
+            # earlier row first, as given)
+            strict_order = roles.ties == "average" and row_order
+            if runs_descend(score_in, runs.length, strict=strict_order):
+                gain_ranked = frame.select(_finite(y_true, clean=True)).to_series().to_numpy()
+                ranked_score = score_in
+        if gain_ranked is not None:
+            pass
+        elif (
             roles.ties == "average"
             and frame.schema[y_score].is_float()
             and one_padded_matrix(runs.length)
@@ -358,18 +375,16 @@ def _evaluate_frame(
             # at 10 rows a run, 1.3x at 200; ragged runs, one matrix per class
             # of lengths, are slower than Polars): score descending, ties later
             # row first where a metric reads that order, as ranked.sort_by
-            groups = by_run.agg(*aggs).sort(_RUN)
-            clean = _no_refusal(groups, parsed)
             unranked = frame.select(
                 _finite(y_true, clean=clean).alias("g"),
                 _score_values(frame, y_score, clean=clean).alias("s"),
             )
             score_in = unranked["s"].to_numpy()
-            row_order = any(p.spec.row_order for p in parsed)
             order = segment_order(score_in, runs.length, break_ties=row_order)
             gain_ranked, ranked_score = unranked["g"].to_numpy()[order], score_in[order]
         else:
-            groups = by_run.agg(*aggs, ranked.alias(_ORDER)).sort(_RUN)
+            ranked_runs = by_run.agg(ranked.alias(_ORDER)).sort(_RUN)
+            groups = groups.with_columns(ranked_runs.get_column(_ORDER))
         groups = pl.concat([runs.keys, groups.drop(_RUN)], how="horizontal")
     if gain_ranked is None:
         ranked_rows = groups.get_column(_ORDER).explode()

@@ -217,6 +217,33 @@ def rank_segments(
     return Ranking(order, start, length, new_block)
 
 
+_LOOK_FIRST = 4096  # rows looked at before the whole array: most unranked logs fail there
+
+
+def runs_descend(score: np.ndarray, length: np.ndarray, *, strict: bool = False) -> bool:
+    """True when each segment's scores are in ranking order already (non-increasing).
+
+    With ``strict``, strictly decreasing: no two rows of a segment tie.  NaN
+    compares false, so a segment holding one is not in order.  A log ranked
+    within each query (a TREC run, a top-k list) then needs no sort.  The
+    leading rows are looked at first, so an unranked log costs little.
+    """
+    score = np.asarray(score)
+    length = np.asarray(length, dtype=np.int64)
+    if score.size < 2:
+        return True
+    start = segment_starts(length)
+    for end in (min(score.size, _LOOK_FIRST), score.size):
+        head = score[:end]
+        falls = np.less(head[1:], head[:-1]) if strict else np.less_equal(head[1:], head[:-1])
+        # a segment's first row may be higher than the row before it
+        firsts = start[(start > 0) & (start < end)]
+        falls[firsts - 1] = True
+        if not falls.all():
+            return False
+    return True
+
+
 _PADDED_WASTE = 2  # a padded matrix at most this many times the rows: sorted row by row
 
 
