@@ -352,8 +352,15 @@ def _evaluate_frame(
         clean = _no_refusal(groups, parsed)
         row_order = any(p.spec.row_order for p in parsed)
         score_in: np.ndarray | None = None
-        if clean and roles.ties in ("average", "input") and frame.schema[y_score].is_numeric():
-            score_in = frame.get_column(y_score).to_numpy()
+        score_dtype = frame.schema[y_score]
+        if roles.ties in ("average", "input") and (
+            score_dtype.is_integer() or score_dtype.is_float()
+        ):
+            score_in = (
+                frame.get_column(y_score).to_numpy()
+                if clean
+                else frame.select(_score_values(frame, y_score, clean=False)).to_series().to_numpy()
+            )
             # a log ranked within each query already (a TREC run, a top-k
             # list): no sort; equal scores must be in the rule's order, so
             # the scores must fall strictly where a metric reads row order
@@ -361,7 +368,7 @@ def _evaluate_frame(
             # earlier row first, as given)
             strict_order = roles.ties == "average" and row_order
             if runs_descend(score_in, runs.length, strict=strict_order):
-                gain_ranked = frame.select(_finite(y_true, clean=True)).to_series().to_numpy()
+                gain_ranked = frame.select(_finite(y_true, clean=clean)).to_series().to_numpy()
                 ranked_score = score_in
         if gain_ranked is not None:
             pass

@@ -1,11 +1,12 @@
-"""The NumPy core's segmented running sum: each segment summed on its own."""
+"""The NumPy core's segment arithmetic: running sums, orders, one-width shortcuts, the ideal DCG."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from lodestar_polars._core.ranking import rank_segments, segment_order
+from lodestar_polars._core.dcg import ideal_dcg_segments
+from lodestar_polars._core.ranking import Ranking, rank_segments, runs_descend, segment_order
 from lodestar_polars._core.segments import segment_running_sum
 
 
@@ -104,3 +105,90 @@ def test_segment_order_with_a_non_finite_score_takes_the_lexsort(
     score = np.array([0.2, odd, 0.9, 0.1])
     length = np.array(length)
     assert segment_order(score, length).tolist() == _lexsort_order(score, length).tolist()
+
+
+# Segments of one width: the Ranking's shortcuts equal its general formulas.
+
+
+def _generic(ranking: Ranking) -> Ranking:
+    """The same ranking with the one-width shortcuts off (``width`` read as None)."""
+    plain = Ranking(ranking.order, ranking.start, ranking.length, ranking._new_block)
+    plain.__dict__["width"] = None
+    return plain
+
+
+@pytest.mark.parametrize("width", [1, 2, 7, 33])
+@pytest.mark.parametrize("scores", ["tied", "continuous"])
+def test_one_width_shortcuts_equal_the_general_formulas(width: int, scores: str) -> None:
+    rng = np.random.default_rng(width)
+    n_segments = 50
+    n = n_segments * width
+    score = rng.integers(0, 4, n) / 2.0 if scores == "tied" else rng.random(n)
+    length = np.full(n_segments, width)
+    ranking = rank_segments(score, length)
+    assert ranking.width == width
+    plain = _generic(ranking)
+    assert plain.width is None
+    values = rng.standard_normal(score.size)
+    table = np.arange(width + 1) / 3.0
+    assert np.array_equal(ranking.position, plain.position)
+    assert np.array_equal(ranking.block_above, plain.block_above)
+    assert np.array_equal(ranking._segment_first_block, plain._segment_first_block)
+    assert np.array_equal(ranking.segment_sum(values), plain.segment_sum(values))
+    assert np.array_equal(ranking.by_position(table), table[plain.position])
+
+
+def test_width_is_none_for_unequal_or_empty_segments() -> None:
+    assert rank_segments(np.arange(5.0), np.array([2, 3])).width is None
+    assert rank_segments(np.arange(4.0), np.array([2, 0, 2])).width is None
+    assert rank_segments(np.arange(4.0), np.array([4])).width == 4
+
+
+# The ideal DCG: each segment's gains in the best order.
+
+
+def _ideal_reference(gain: np.ndarray, length: np.ndarray, k: int | None) -> np.ndarray:
+    """Each segment's gains sorted descending, times the discounts, cut at k."""
+    start = np.concatenate(([0], np.cumsum(length)[:-1]))
+    out = []
+    for s, n in zip(start, length, strict=True):
+        best = np.sort(gain[s : s + n])[::-1][: n if k is None else k]
+        out.append(float(np.sum(best / np.log2(np.arange(best.size) + 2.0))))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("k", [None, 1, 3, 50])
+@pytest.mark.parametrize(
+    "values", [[0, 1, 2, 3], [-1, 0, 2], [-2, -1], [1], [0], [0.5, 0.25, 4]], ids=str
+)
+def test_ideal_dcg_counts_each_gain_value(values: list[float], k: int | None) -> None:
+    """Few gain values (counted, the smallest not): negative, zero, one value only."""
+    rng = np.random.default_rng(len(values))
+    length = rng.integers(1, 9, 60)
+    gain = rng.choice(np.array(values, dtype=np.float64), int(length.sum()))
+    got = ideal_dcg_segments(gain, length, k=k)
+    np.testing.assert_allclose(got, _ideal_reference(gain, length, k), rtol=1e-14, atol=1e-14)
+
+
+# A log ranked within each segment already.
+
+
+def test_runs_descend() -> None:
+    length = np.array([3, 2])
+    assert runs_descend(np.array([3.0, 2.0, 1.0, 9.0, 8.0]), length)  # up only between segments
+    assert not runs_descend(np.array([3.0, 2.0, 2.5, 9.0, 8.0]), length)
+    assert runs_descend(np.array([3.0, 2.0, 2.0, 9.0, 9.0]), length)  # ties may fall
+    assert not runs_descend(np.array([3.0, 2.0, 2.0, 9.0, 8.0]), length, strict=True)
+    assert runs_descend(np.array([3.0, 2.0, 1.0, 9.0, 8.0]), length, strict=True)
+    assert not runs_descend(np.array([3.0, np.nan, 1.0, 9.0, 8.0]), length)
+    assert runs_descend(np.array([5], dtype=np.int64), np.array([1]))
+    assert runs_descend(np.array([], dtype=np.float64), np.array([], dtype=np.int64))
+
+
+def test_runs_descend_looks_past_the_leading_rows() -> None:
+    """A rise after the first 4096 rows (looked at first) is still found."""
+    score = -np.arange(10_000, dtype=np.float64)
+    length = np.array([10_000])
+    assert runs_descend(score, length)
+    score[9_000] = 0.0
+    assert not runs_descend(score, length)

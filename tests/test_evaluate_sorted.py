@@ -213,3 +213,111 @@ def test_datetime_and_categorical_keys() -> None:
         on_runs, hashed = _both_paths(frame, by)
         assert_frame_equal(on_runs, hashed, check_exact=True)
     assert dt.datetime(2026, 1, 1) in _both_paths(frame, ["at"])[0]["at"].to_list()
+
+
+def _rectangular(seed: int, width: int = 8, n_groups: int = 200) -> pl.DataFrame:
+    """Every group of ``width`` rows (a top-k list per query), heavy ties, shuffled."""
+    rng = np.random.default_rng(seed)
+    query = np.repeat(np.arange(n_groups), width)
+    return pl.DataFrame(
+        {
+            "query": query,
+            "relevance": rng.choice(4, query.size, p=[0.6, 0.2, 0.1, 0.1]),
+            "score": rng.integers(0, 4, query.size) / 4.0,
+            "w": (query % 3 + 1).astype(np.float64),
+        }
+    ).sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+@pytest.mark.parametrize("width", [2, 8, 40])
+def test_groups_of_one_length_equal_hashing(width: int) -> None:
+    """One length per group: the core's one-width shortcuts give the hash path's numbers."""
+    metrics = [*METRICS, "ap", "lrap", "label_ranking_loss", "coverage_error", "ndcg"]
+    frame = _rectangular(seed=width, width=width).with_columns(
+        relevance=(pl.col("relevance") > 1).cast(pl.Int64)  # binary, for AP and the rest
+    )
+    on_runs, hashed = _both_paths(frame, ["query"], metrics)
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+
+
+def _ranked(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` ranked within each query (score descending), as a TREC run is: no flag."""
+    ranked = frame.sort(["query", "score"], descending=[False, True], maintain_order=True)
+    return pl.DataFrame({name: ranked[name].to_numpy() for name in ranked.columns})
+
+
+@pytest.mark.parametrize("ties", ["average", "input"])
+@pytest.mark.parametrize("shape", ["ragged", "one length"])
+def test_a_ranked_log_takes_no_sort(ties: str, shape: str) -> None:
+    """Scores already descending in every run: no sort, and the hash path's numbers."""
+    frame = _ranked(_log(seed=31) if shape == "ragged" else _rectangular(seed=31))
+    metrics = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "map@4"]
+    sorts: list[int] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_evaluate, "segment_order", lambda *a, **k: sorts.append(1))
+        on_runs = lp.evaluate(
+            frame, metrics, by="query", y_true="relevance", y_score="score", strict=False, ties=ties
+        )
+    assert not sorts
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        hashed = lp.evaluate(
+            frame, metrics, by="query", y_true="relevance", y_score="score", strict=False, ties=ties
+        )
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+
+
+def test_a_ranked_log_with_ties_is_sorted_where_row_order_is_read() -> None:
+    """top_k_accuracy breaks ties later row first: a ranked log with ties is sorted again."""
+    frame = _ranked(_rectangular(seed=32)).with_columns(
+        # one true row per group, as top_k_accuracy takes: the group's first row
+        relevance=(pl.int_range(pl.len()).over("query") == 0).cast(pl.Int64)
+    )
+    assert frame.group_by("query").agg(pl.col("score").n_unique() < pl.len()).to_series(1).any()
+    metrics = ["top_k_accuracy@2", "ndcg@3"]
+    on_runs = lp.evaluate(frame, metrics, by="query", y_true="relevance", y_score="score")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        hashed = lp.evaluate(frame, metrics, by="query", y_true="relevance", y_score="score")
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+    # ndcg alone does not read row order: the same ranked log needs no sort
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_evaluate, "segment_order", lambda *a, **k: pytest.fail("sorted"))
+        alone = lp.evaluate(frame, ["ndcg@3"], by="query", y_true="relevance", y_score="score")
+    assert_frame_equal(alone, on_runs.select("query", "ndcg@3"), check_exact=True)
+
+
+def test_a_ranked_log_with_a_refused_group_is_sorted_as_before() -> None:
+    """A refused group (NaN score) leaves the ranked shortcut: the rules' order and nulls."""
+    frame = _ranked(_rectangular(seed=33)).with_columns(
+        score=pl.when(pl.col("query") == 5).then(float("nan")).otherwise(pl.col("score"))
+    )
+    on_runs = lp.evaluate(
+        frame, ["ndcg@3", "rr"], by="query", y_true="relevance", y_score="score", strict=False
+    )
+    assert on_runs.filter(pl.col("query") == 5).select(pl.all().exclude("query")).row(0) == (
+        None,
+        None,
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        hashed = lp.evaluate(
+            frame, ["ndcg@3", "rr"], by="query", y_true="relevance", y_score="score", strict=False
+        )
+    assert_frame_equal(on_runs, hashed, check_exact=True)
+
+
+def test_hand_example_ranked_log() -> None:
+    # q1 ranked: 0.9 (rel 0), 0.8 (rel 2), 0.8 (rel 1): ties averaged in NDCG and RR
+    frame = pl.DataFrame(
+        {
+            "query": [1, 1, 1, 2, 2],
+            "relevance": [0, 2, 1, 1, 0],
+            "score": [0.9, 0.8, 0.8, 0.5, 0.4],
+        }
+    )
+    out = lp.evaluate(frame, ["dcg", "rr"], by="query", y_true="relevance", y_score="score")
+    # DCG q1: 0 / log2(2) + (2 + 1) / 2 * (1 / log2(3) + 1 / log2(4)); q2: 1 / log2(2)
+    # RR q1: the tie holds both relevant rows, the first relevant row is at rank 2; q2: 1
+    assert out["dcg"].to_list() == pytest.approx([1.5 * (1 / math.log2(3) + 0.5), 1.0], rel=1e-15)
+    assert out["rr"].to_list() == [0.5, 1.0]
