@@ -13,10 +13,12 @@ of ``--skew`` rows is added next to them.  Then, each in a fresh subprocess:
     written to Spark's ``noop`` sink (every row evaluated, nothing kept);
     seconds, and the peak RSS of the whole process tree (driver, JVM, Python
     workers), sampled from ``/proc`` every 0.1 s.
-``one_task``, ``two_stage``
+``one_task``, ``no_count``, ``two_stage``
     with ``--skew``: the @k metrics (``ndcg@10``, ``rr@10``, ``dcg@10``) with
-    the huge query scored whole in one task, then scored in two stages
-    (``large_group_rows``, ``docs/spark.md``), each in its own process:
+    the huge query scored whole in one task (routed, after a count of rows per
+    group; or ``no_count``, ``large_group_rows=math.inf``, no routing and no
+    count), then scored in two stages (``large_group_rows``, ``docs/spark.md``),
+    each in its own process:
     seconds and the peak RSS of the process tree; then the largest difference
     between their values.
 ``per-group``
@@ -30,6 +32,7 @@ Usage::
     python bench/spark.py --rows 1e6
     python bench/spark.py --rows 1e6 --skew 5e6 --skip-per-group
     python bench/spark.py --rows 1e6 --skew 5e6 --split-only
+    python bench/spark.py --rows 1e6 --skew 1e8 --split-only --split-modes two_stage
 
 The numbers it prints go into docs/performance.md by hand.
 """
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import subprocess
@@ -201,12 +205,14 @@ CUT = ["ndcg@10", "rr@10", "dcg@10"]
 
 
 def run_split(path: Path, cores: int, skew: int, mode: str) -> dict[str, float]:
-    """The huge query whole in one task (``one_task``) or split in two stages (``two_stage``)."""
+    """The huge query whole in one task (``one_task``, ``no_count``) or in two stages."""
     import polars as pl
 
     import lodestar_polars.spark as lps
 
-    limit = 2**62 if mode == "one_task" else max(1, skew // 2)
+    # one_task: routed (a count of rows per group) but never split; no_count:
+    # math.inf, the routing and its count off; two_stage: the huge query split
+    limit = {"one_task": 2**62, "no_count": math.inf}.get(mode, max(1, skew // 2))
     with PeakTreeRss() as rss:
         spark = _session(cores)
         sdf = spark.read.parquet(str(path))
@@ -280,6 +286,11 @@ def main() -> None:
     parser.add_argument("--per-group-rows", type=float, default=1e5)
     parser.add_argument("--skip-per-group", action="store_true")
     parser.add_argument("--split-only", action="store_true", help="only the split step")
+    parser.add_argument(
+        "--split-modes",
+        default="one_task,two_stage",
+        help="with --split-only: among one_task, no_count (large_group_rows=math.inf), two_stage",
+    )
     parser.add_argument("--only", help=argparse.SUPPRESS)
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -289,7 +300,7 @@ def main() -> None:
             out = run_polars(path)
         elif args.only == "spark":
             out = run_spark(path, args.cores, args.num_partitions)
-        elif args.only in ("one_task", "two_stage"):
+        elif args.only in ("one_task", "no_count", "two_stage"):
             out = run_split(path, args.cores, int(args.skew), args.only)
         else:
             out = run_per_group(path, args.cores, int(args.per_group_rows))
@@ -303,7 +314,7 @@ def main() -> None:
     steps = ["polars", "spark"] + ([] if args.skip_per_group else ["per-group"])
     steps += ["one_task", "two_stage"] if skew else []
     if args.split_only:
-        steps = ["one_task", "two_stage"]
+        steps = args.split_modes.split(",")
     for step in steps:
         command = [sys.executable, __file__, "--only", step, "--path", str(path)]
         command += ["--cores", str(args.cores), "--per-group-rows", str(args.per_group_rows)]
@@ -313,7 +324,7 @@ def main() -> None:
         done = subprocess.run(command, check=True, capture_output=True, text=True)
         result = json.loads(done.stdout.strip().splitlines()[-1])
         print(json.dumps({"step": step, "rows": rows, "skew": skew, **result}), flush=True)
-    if "two_stage" in steps:
+    if {"one_task", "two_stage"} <= set(steps):
         print(json.dumps({"step": "split", "max_abs_difference": split_difference(path)}))
 
 
