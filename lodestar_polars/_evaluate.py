@@ -303,6 +303,61 @@ def _no_refusal(groups: pl.DataFrame, parsed: list[_Parsed]) -> bool:
     return not groups.select(pl.any_horizontal(flags).any()).item()
 
 
+def _rank_runs(
+    frame: pl.DataFrame,
+    indexed: pl.DataFrame,
+    runs: _Runs,
+    aggs: list[pl.Expr],
+    ranked: pl.Expr,
+    parsed: list[_Parsed],
+    roles: _Roles,
+) -> tuple[pl.DataFrame, tuple[np.ndarray, np.ndarray] | None]:
+    """The groups of a frame laid out in runs (their rules, in run order) and its ranked rows.
+
+    The rows are put in ranking order in one of three ways, cheapest first:
+
+    * a log ranked within each run already (scores descending, as a TREC run
+      or a top-k list is written) is read as it is: no sort.  Equal scores
+      must then be in the tie rule's order: where a metric reads row order
+      (later row first) the scores must fall strictly; ``ties="input"`` reads
+      equal scores earlier row first, as given;
+    * runs of about one length with float scores are ordered by NumPy, one
+      padded matrix row per run (about 3x faster than Polars' sort per group
+      at 10 rows a run, 1.3x at 200; ragged runs, one matrix per class of
+      lengths, are slower than Polars): score descending, ties later row
+      first where a metric reads that order, as ``ranked`` sorts;
+    * otherwise Polars sorts each run (``ranked``), and the groups come back
+      with the row order in ``_ORDER`` for the caller to gather (the ranked
+      arrays are then None).
+    """
+    by_run = indexed.with_columns(runs.run).group_by(_RUN)
+    groups = by_run.agg(*aggs).sort(_RUN)
+    clean = _no_refusal(groups, parsed)
+    row_order = any(p.spec.row_order for p in parsed)
+    y_true, y_score = roles.y_true, roles.y_score
+    score_dtype = frame.schema[y_score]
+    if roles.ties in ("average", "input") and (score_dtype.is_integer() or score_dtype.is_float()):
+        score = (
+            frame.get_column(y_score).to_numpy()
+            if clean
+            else frame.select(_score_values(frame, y_score, clean=False)).to_series().to_numpy()
+        )
+        strict_order = roles.ties == "average" and row_order
+        if runs_descend(score, runs.length, strict=strict_order):
+            gain = frame.select(_finite(y_true, clean=clean)).to_series().to_numpy()
+            return groups, (gain, score)
+    if roles.ties == "average" and score_dtype.is_float() and one_padded_matrix(runs.length):
+        unranked = frame.select(
+            _finite(y_true, clean=clean).alias("g"),
+            _score_values(frame, y_score, clean=clean).alias("s"),
+        )
+        score = unranked["s"].to_numpy()
+        order = segment_order(score, runs.length, break_ties=row_order)
+        return groups, (unranked["g"].to_numpy()[order], score[order])
+    ranked_runs = by_run.agg(ranked.alias(_ORDER)).sort(_RUN)
+    return groups.with_columns(ranked_runs.get_column(_ORDER)), None
+
+
 def _evaluate_frame(
     frame: pl.DataFrame, parsed: list[_Parsed], roles: _Roles, *, strict: bool
 ) -> pl.DataFrame:
@@ -347,51 +402,9 @@ def _evaluate_frame(
         groups = indexed.group_by(keys).agg(*aggs, ranked.alias(_ORDER))
     else:
         # groups as slices of runs (see _contiguous_runs): the same groups, in run order
-        by_run = indexed.with_columns(runs.run).group_by(_RUN)
-        groups = by_run.agg(*aggs).sort(_RUN)
-        clean = _no_refusal(groups, parsed)
-        row_order = any(p.spec.row_order for p in parsed)
-        score_in: np.ndarray | None = None
-        score_dtype = frame.schema[y_score]
-        if roles.ties in ("average", "input") and (
-            score_dtype.is_integer() or score_dtype.is_float()
-        ):
-            score_in = (
-                frame.get_column(y_score).to_numpy()
-                if clean
-                else frame.select(_score_values(frame, y_score, clean=False)).to_series().to_numpy()
-            )
-            # a log ranked within each query already (a TREC run, a top-k
-            # list): no sort; equal scores must be in the rule's order, so
-            # the scores must fall strictly where a metric reads row order
-            # (later row first) and may tie otherwise (ties="input" reads the
-            # earlier row first, as given)
-            strict_order = roles.ties == "average" and row_order
-            if runs_descend(score_in, runs.length, strict=strict_order):
-                gain_ranked = frame.select(_finite(y_true, clean=clean)).to_series().to_numpy()
-                ranked_score = score_in
-        if gain_ranked is not None:
-            pass
-        elif (
-            roles.ties == "average"
-            and frame.schema[y_score].is_float()
-            and one_padded_matrix(runs.length)
-        ):
-            # runs of about one length: NumPy orders their rows, one padded
-            # matrix row per run, faster than Polars' sort per group (about 3x
-            # at 10 rows a run, 1.3x at 200; ragged runs, one matrix per class
-            # of lengths, are slower than Polars): score descending, ties later
-            # row first where a metric reads that order, as ranked.sort_by
-            unranked = frame.select(
-                _finite(y_true, clean=clean).alias("g"),
-                _score_values(frame, y_score, clean=clean).alias("s"),
-            )
-            score_in = unranked["s"].to_numpy()
-            order = segment_order(score_in, runs.length, break_ties=row_order)
-            gain_ranked, ranked_score = unranked["g"].to_numpy()[order], score_in[order]
-        else:
-            ranked_runs = by_run.agg(ranked.alias(_ORDER)).sort(_RUN)
-            groups = groups.with_columns(ranked_runs.get_column(_ORDER))
+        groups, ranked_arrays = _rank_runs(frame, indexed, runs, aggs, ranked, parsed, roles)
+        if ranked_arrays is not None:
+            gain_ranked, ranked_score = ranked_arrays
         groups = pl.concat([runs.keys, groups.drop(_RUN)], how="horizontal")
     if gain_ranked is None:
         ranked_rows = groups.get_column(_ORDER).explode()
