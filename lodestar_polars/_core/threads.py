@@ -1,10 +1,17 @@
-"""NumPy work split across threads, as many as Polars uses.
+"""NumPy work split across threads, as many as Polars uses (docs/decisions/0015).
 
-NumPy sorts release the GIL but use one core; Polars uses every core it is
-given.  A matrix sorted row by row (the padded ranking order) is cut into
-blocks of rows, one per thread, so the NumPy side of a call uses the cores
-the Polars side does.  The results are the same as one call's, bit for bit:
-each row is sorted on its own.
+NumPy releases the GIL in its loops but uses one core; Polars uses every
+core it is given.  Three shapes of work are split, each giving the numbers
+of one call, bit for bit:
+
+* :func:`map_parts`: independent parts (the metric cores on parts of whole
+  segments, ``_registry.run_core``; :func:`parts` cuts them), one per thread;
+* :func:`argsort_rows`: a matrix sorted row by row (the padded ranking
+  order), in blocks of rows;
+* :func:`both`: two independent passes at once (NDCG's DCG and ideal DCG).
+
+Inside a part everything runs serially (:func:`thread_count` is 1 there), so
+no part waits on work queued behind the others.
 """
 
 from __future__ import annotations
