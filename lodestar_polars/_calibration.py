@@ -62,7 +62,13 @@ def _probability_checks(prob: pl.Expr, below: str) -> tuple[Check, ...]:
 
 
 class _Inputs:
-    """A binary ``y_true`` and a score or probability, with the rules every metric here makes."""
+    """A binary ``y_true`` and a score or probability, with the rules every metric here makes.
+
+    ``checks`` are the rules in the order the reason reads them: a group with
+    no rows, a null, NaN or infinite value, then a ``y_true`` other than 0
+    and 1.  ``finite`` and ``binary`` are the two parts, for a metric that
+    puts a rule of its own between them (``log_loss``, as scikit-learn).
+    """
 
     def __init__(
         self, y_true: IntoExprColumn, y_score: IntoExprColumn, caller: str, role: str = "y_prob"
@@ -70,10 +76,9 @@ class _Inputs:
         self.truth = as_float(y_true)
         self.score = as_float(y_score)
         self.n = pl.len().cast(pl.Float64)
-        self.checks: tuple[Check, ...] = (
-            *input_checks(self.truth, self.score, score_role=role),
-            binary_check(self.truth, caller),
-        )
+        self.finite = input_checks(self.truth, self.score, score_role=role)
+        self.binary = binary_check(self.truth, caller)
+        self.checks: tuple[Check, ...] = (*self.finite, self.binary)
 
 
 # --------------------------------------------------------------------------- metric builders
@@ -100,7 +105,9 @@ def log_loss_metric(
     """The :class:`Metric` behind :func:`log_loss`."""
     c = _Inputs(y_true, y_prob, "log_loss")
     value = log_loss_row(c.truth, c.score).mean()
-    return Metric(name, value, (*c.checks, *_probability_checks(c.score, "lower")))
+    # scikit-learn's log_loss checks the range of y_prob before it reads the labels
+    rules = (*c.finite, *_probability_checks(c.score, "lower"), c.binary)
+    return Metric(name, value, rules)
 
 
 def brier_score_metric(

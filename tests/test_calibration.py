@@ -464,3 +464,98 @@ def test_probability_metrics_score_one_class_groups() -> None:
     expected_brier = (0.1**2 + 0.4**2 + 0.8**2) / 3
     expected = (pytest.approx(expected_ll, rel=1e-15), pytest.approx(expected_brier), None)
     assert out.row(0) == expected
+
+
+# --------------------------------------------------------------------------- lp.evaluate refusals
+
+
+def _sklearn_sentence(function: str, y: list[float], p: list[float]) -> str:
+    """scikit-learn 1.9.1's own sentence for a group it refuses (or warns on, for AUC)."""
+    import warnings
+
+    from sklearn.metrics import brier_score_loss, roc_auc_score
+    from sklearn.metrics import log_loss as sk_log_loss
+
+    call = {
+        "log_loss": lambda: sk_log_loss(y, p, labels=[0, 1]),
+        "brier_score": lambda: brier_score_loss(y, p),
+        "roc_auc": lambda: roc_auc_score(y, p),
+    }[function]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = call()
+        except ValueError as error:
+            return str(error)
+    assert math.isnan(value), (function, y, p, value)
+    return str(caught[-1].message)
+
+
+def _collect(out: Any) -> pl.DataFrame:
+    return out.collect() if isinstance(out, pl.LazyFrame) else out
+
+
+#: groups scikit-learn refuses, with the metrics that refuse them
+BAD_GROUPS = {
+    "above-1": ([0.0, 1.0], [0.2, 1.3], ("log_loss", "brier_score")),
+    "far-above-1": ([0.0, 1.0], [1e20, 0.5], ("log_loss", "brier_score")),
+    "below-0": ([0.0, 1.0], [-0.1, 0.5], ("log_loss", "brier_score")),
+    "one-class": ([1.0, 1.0], [0.4, 0.6], ("roc_auc",)),
+    "above-1-and-label-2": ([0.0, 2.0], [0.2, 1.3], ("log_loss",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_GROUPS))
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_strict_evaluate_names_the_group_in_scikit_learns_words(case: str, *, lazy: bool) -> None:
+    """A refused group is named with scikit-learn's sentence; strict=False gives it null."""
+    y, p, functions = BAD_GROUPS[case]
+    good_y, good_p = [0.0, 1.0, 1.0], [0.3, 0.6, 0.9]
+    frame = pl.DataFrame({"g": [1] * 3 + [2] * len(y), "y": good_y + y, "s": good_p + p})
+    source = frame.lazy() if lazy else frame
+    for function in functions:
+        sentence = _sklearn_sentence(function, y, p)
+        expected = (
+            f"metric {function!r} refused 1 group(s):\n  g=2: {sentence}\n"
+            "(pass strict=False to get null for these groups instead)"
+        )
+        with pytest.raises(RefusedGroupError, match=f"^{re.escape(expected)}$"):
+            _collect(lp.evaluate(source, [function], by="g", y_true="y", y_score="s"))
+        out = _collect(
+            lp.evaluate(source, [function], by="g", y_true="y", y_score="s", strict=False)
+        )
+        expr = {"log_loss": lp.log_loss, "brier_score": lp.brier_score, "roc_auc": lp.roc_auc}
+        by_expr = frame.group_by("g").agg(expr[function]("y", "s").alias("v")).sort("g")
+        assert out[function][1] is None
+        assert by_expr["v"][1] is None
+        assert out[function][0] == pytest.approx(by_expr["v"][0], rel=1e-12)
+
+
+@pytest.mark.parametrize("function", ["log_loss", "brier_score", "roc_auc"])
+@pytest.mark.parametrize(
+    ("y", "p", "sentence"),
+    [
+        ([0.0, 2.0], [0.2, 0.5], "{} needs a binary y_true (bool, or 0 and 1). Got 2.0 instead."),
+        ([0.0, 1.0], [math.nan, 0.5], "Input {role} contains NaN."),
+        ([0.0, math.nan], [0.1, 0.5], "Input y_true contains NaN."),
+        ([0.0, 1.0], [0.3, None], "Input {role} contains null."),
+        (
+            [0.0, 1.0],
+            [math.inf, 0.5],
+            "Input {role} contains infinity or a value too large for dtype('float64').",
+        ),
+    ],
+    ids=["label-2", "nan-prob", "nan-label", "null-prob", "inf-prob"],
+)
+def test_strict_evaluate_names_our_rules(
+    function: str, y: list[float], p: list[float | None], sentence: str
+) -> None:
+    """The rules scikit-learn words otherwise (labels other than 0/1, nulls): our sentences."""
+    role = "y_score" if function == "roc_auc" else "y_prob"
+    expected = sentence.format(function, role=role)
+    frame = pl.DataFrame({"g": [1, 1, 2, 2], "y": [0.0, 1.0, *y], "s": [0.2, 0.7, *p]})
+    with pytest.raises(RefusedGroupError, match=re.escape(f"  g=2: {expected}\n")):
+        lp.evaluate(frame, [function], by="g", y_true="y", y_score="s")
+    out = lp.evaluate(frame, [function], by="g", y_true="y", y_score="s", strict=False)
+    assert out[function][1] is None
+    assert out[function][0] is not None
