@@ -233,7 +233,8 @@ def roc_auc(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Expr:
     refused (null) when it has a single class (scikit-learn warns "Only one
     class is present in y_true. ROC AUC score is not defined in that case."
     and returns NaN), when ``y_true`` is not binary, or a value is null, NaN
-    or infinite.
+    or infinite; ``lp.evaluate(..., ["roc_auc"])`` names such a group and
+    its sentence.
 
     Examples
     --------
@@ -282,8 +283,8 @@ def log_loss(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     Returns
     -------
     polars.Expr
-        A Float64 expression named ``log_loss``, one value per group; 0 is
-        perfect, ``ln 2 = 0.693`` is a constant 0.5.
+        A Float64 expression named ``log_loss``, one value per group; lower is
+        better: 0 is perfect, ``ln 2 = 0.693`` is a constant 0.5.
 
     See Also
     --------
@@ -297,8 +298,9 @@ def log_loss(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     ``labels`` scikit-learn refuses it).  A group is refused (null) when a
     probability is above 1 ("y_prob contains values greater than 1: 1.2") or
     below 0 ("y_prob contains values lower than 0: -0.1"), scikit-learn's
-    sentences, when ``y_true`` is not binary, or a value is null, NaN or
-    infinite.
+    sentences, checked before the labels as scikit-learn checks them, when
+    ``y_true`` is not binary, or a value is null, NaN or infinite;
+    ``lp.evaluate(..., ["log_loss"])`` names such a group and its sentence.
 
     Examples
     --------
@@ -344,7 +346,7 @@ def brier_score(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     -------
     polars.Expr
         A Float64 expression named ``brier_score``, one value per group, in
-        [0, 1]; 0 is perfect, 0.25 is a constant 0.5.
+        [0, 1]; lower is better: 0 is perfect, 0.25 is a constant 0.5.
 
     See Also
     --------
@@ -358,7 +360,8 @@ def brier_score(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     probability is above 1 ("y_prob contains values greater than 1: 1.2") or
     below 0 ("y_prob contains values less than 0: -0.1"), scikit-learn's
     sentences, when ``y_true`` is not binary, or a value is null, NaN or
-    infinite.
+    infinite; ``lp.evaluate(..., ["brier_score"])`` names such a group and
+    its sentence.
 
     Examples
     --------
@@ -418,7 +421,7 @@ def expected_calibration_error(
     -------
     polars.Expr
         A Float64 expression named ``expected_calibration_error``, one value
-        per group, in [0, 1]; 0 is perfectly calibrated.
+        per group, in [0, 1]; lower is better: 0 is perfectly calibrated.
 
     Raises
     ------
@@ -440,6 +443,13 @@ def expected_calibration_error(
     scikit-learn's sentence), when ``y_true`` is not binary, or a value is
     null, NaN or infinite.  scikit-learn has no ECE function; the tests check
     this one against hand arithmetic and a loop.
+
+    In :func:`lodestar_polars.evaluate` it is ``"expected_calibration_error"``
+    (``"ece"``), the bins after ``@`` (``"ece@15"``), and
+    ``"expected_calibration_error_quantile"`` (``"ece_quantile"``) for
+    ``strategy="quantile"``; there a NumPy core bins every group of the frame
+    at once, much faster than this expression with quantile bins over many
+    groups.
 
     Examples
     --------

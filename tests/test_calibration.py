@@ -559,3 +559,86 @@ def test_strict_evaluate_names_our_rules(
     out = lp.evaluate(frame, [function], by="g", y_true="y", y_score="s", strict=False)
     assert out[function][1] is None
     assert out[function][0] is not None
+
+
+# --------------------------------------------------------------------------- ECE in lp.evaluate
+
+
+@pytest.mark.parametrize(
+    ("name", "n_bins", "strategy"),
+    [
+        ("ece", 10, "uniform"),
+        ("expected_calibration_error@3", 3, "uniform"),
+        ("ECE@1", 1, "uniform"),
+        ("ece_quantile", 10, "quantile"),
+        ("expected_calibration_error_quantile@4", 4, "quantile"),
+    ],
+)
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_evaluate_ece_equals_the_expression_and_the_loop(
+    name: str, n_bins: int, strategy: str, *, lazy: bool
+) -> None:
+    """lp.evaluate's ECE (its NumPy core) gives the expression's values and the loop's."""
+    rng = np.random.default_rng(n_bins)
+    groups = []
+    for _ in range(60):
+        n = int(rng.integers(1, 30))
+        p = [round(float(v), int(rng.integers(1, 4))) for v in rng.random(n)]
+        groups.append(([int(v < q) for v, q in zip(rng.random(n), p, strict=True)], p))
+    frame = _frame(groups)
+    source = frame.lazy() if lazy else frame
+    out = _collect(lp.evaluate(source, [name], by="g", y_true="y", y_score="s"))
+    expr = lp.expected_calibration_error("y", "s", n_bins=n_bins, strategy=strategy)  # type: ignore[arg-type]
+    by_expr = frame.group_by("g").agg(expr).sort("g")["expected_calibration_error"].to_numpy()
+    loop = [_ece_loop([float(v) for v in y], p, n_bins, strategy) for y, p in groups]
+    np.testing.assert_allclose(out[name].to_numpy(), by_expr, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(out[name].to_numpy(), loop, rtol=1e-12, atol=1e-15)
+
+
+def test_evaluate_ece_refusals_and_options() -> None:
+    """A bad group is named with calibration_curve's sentence; a bad n_bins is refused."""
+    frame = _frame([([0, 1], [0.1, 0.9]), ([0, 1], [0.1, 1.2]), ([0, 3], [0.1, 0.5])])
+    expected = (
+        "metric 'ece@5' refused 2 group(s):\n"
+        "  g=1: y_prob has values outside [0, 1].\n"
+        "  g=2: expected_calibration_error needs a binary y_true (bool, or 0 and 1). "
+        "Got 3.0 instead.\n"
+        "(pass strict=False to get null for these groups instead)"
+    )
+    with pytest.raises(RefusedGroupError, match=f"^{re.escape(expected)}$"):
+        lp.evaluate(frame, ["ece@5"], by="g", y_true="y", y_score="s")
+    out = lp.evaluate(frame, ["ece@5"], by="g", y_true="y", y_score="s", strict=False)
+    assert out["ece@5"].to_list() == [pytest.approx(0.1, rel=1e-15), None, None]
+    message = (
+        "The 'n_bins' parameter of expected_calibration_error must be an int in the range "
+        "[1, inf). Got 0 instead."
+    )
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
+        lp.evaluate(frame, ["ece_quantile@0"], by="g", y_true="y", y_score="s")
+    with pytest.raises(InvalidParameterError, match="unknown metric 'ece.5'"):
+        lp.evaluate(frame, ["ece.5"], by="g", y_true="y", y_score="s")
+    with pytest.raises(InvalidParameterError, match="has no tie rule but its own"):
+        lp.evaluate(frame, ["ece"], by="g", y_true="y", y_score="s", ties="input")
+
+
+def test_ece_core_reads_any_row_order() -> None:
+    """The segment core gives the same values on rows presorted (descending) or as they come."""
+    from lodestar_polars._core.calibration import expected_calibration_error_segments
+
+    rng = np.random.default_rng(4)
+    length = rng.integers(1, 25, 200)
+    p = np.round(rng.random(length.sum()), 2)
+    y = (rng.random(p.size) < p).astype(float)
+    segment = np.repeat(np.arange(length.size), length)
+    order = np.lexsort((-p, segment))
+    for strategy in ("uniform", "quantile"):
+        shuffled = expected_calibration_error_segments(y, p, length, n_bins=7, strategy=strategy)
+        presorted = expected_calibration_error_segments(
+            y[order], p[order], length, n_bins=7, strategy=strategy, presorted=True
+        )
+        loop = [
+            _ece_loop(list(y[segment == i]), list(p[segment == i]), 7, strategy)
+            for i in range(length.size)
+        ]
+        np.testing.assert_allclose(shuffled, loop, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(presorted, loop, rtol=1e-12, atol=1e-15)

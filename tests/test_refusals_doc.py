@@ -67,6 +67,10 @@ CASES: dict[str, Callable[[], str]] = {
     "prob NaN": lambda: _reason(
         brier_score_metric("rel", "s"), F.with_columns(s=pl.lit(float("nan")))
     ),
+    "n_bins": lambda: _raised(lambda: lp.evaluate(F, ["ece@0"], by="q", y_true="rel", y_score="s")),
+    "strategy": lambda: _raised(
+        lambda: lp.expected_calibration_error("rel", "s", strategy="x")  # type: ignore[arg-type]
+    ),
     "k": lambda: _raised(lambda: lp.ndcg("rel", "s", k=0)),
     "log_base": lambda: _raised(lambda: lp.dcg("rel", "s", log_base=-2)),
     "ties": lambda: _raised(lambda: lp.ndcg("rel", "s", ties="random")),  # type: ignore[arg-type]
