@@ -642,3 +642,18 @@ def test_ece_core_reads_any_row_order() -> None:
         ]
         np.testing.assert_allclose(shuffled, loop, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(presorted, loop, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["log_loss", "brier", "ece", "ece_quantile@3"])
+def test_evaluate_far_out_probability_is_refused_without_numpy_warning(name: str) -> None:
+    """A probability of 1e308 overflows the core's square or sum: null, no RuntimeWarning."""
+    frame = _frame([([0, 1, 1], [1e308, -1e308, 1e308]), ([0, 1, 1], [0.2, 0.6, 0.9])])
+    out = lp.evaluate(frame, [name], by="g", y_true="y", y_score="s", strict=False)
+    expected = {
+        "log_loss": -(math.log(0.8) + math.log(0.6) + math.log(0.9)) / 3,
+        "brier": (0.2**2 + 0.4**2 + 0.1**2) / 3,
+        "ece": (0.2 + 0.4 + 0.1) / 3,  # one row per bin
+        "ece_quantile@3": (0.2 + 0.4 + 0.1) / 3,
+    }[name]
+    assert out[name][0] is None
+    assert out[name][1] == pytest.approx(expected, rel=1e-12)

@@ -197,22 +197,31 @@ def roc_auc_segments(
 
 
 def _segment_mean(rows: np.ndarray, length: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return segment_sum(rows, segment_starts(length), length) / length
+
+
+# A probability far outside [0, 1] (1e200) overflows a square or a sum: its group is
+# refused by the metric's rules and nulled, so NumPy is not let to warn about it
+# (the cores below say so with np.errstate(over="ignore", invalid="ignore")).
 
 
 def log_loss_segments(
     truth: np.ndarray, prob: np.ndarray, length: np.ndarray, *, presorted: bool = False
 ) -> np.ndarray:
     """Mean log loss of each segment (row order does not matter: ``presorted`` is ignored)."""
-    return _segment_mean(log_loss_row(np.asarray(truth, np.float64), prob), length)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = log_loss_row(np.asarray(truth, np.float64), prob)
+    return _segment_mean(rows, length)
 
 
 def brier_segments(
     truth: np.ndarray, prob: np.ndarray, length: np.ndarray, *, presorted: bool = False
 ) -> np.ndarray:
     """Mean Brier loss of each segment (row order does not matter: ``presorted`` is ignored)."""
-    return _segment_mean(brier_row(np.asarray(truth, np.float64), prob), length)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = brier_row(np.asarray(truth, np.float64), prob)
+    return _segment_mean(rows, length)
 
 
 def expected_calibration_error_segments(
@@ -258,13 +267,22 @@ def expected_calibration_error_segments(
     else:
         bins = np.zeros(prob.size, dtype=np.int64)
         n = length.astype(np.float64)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             for level in quantile_levels(n_bins):
                 previous, following, t = percentile_position(n, float(level))
                 lower = prob[start + previous.astype(np.int64)]
                 upper = prob[start + following.astype(np.int64)]
                 edge = np.asarray(lerp(lower, upper, t), dtype=np.float64)
                 bins += np.repeat(edge, length) < prob
+    with np.errstate(over="ignore", invalid="ignore"):
+        ece = _binned_gaps(truth, prob, length, bins)
+    return np.asarray(ece[order_back], dtype=np.float64)
+
+
+def _binned_gaps(
+    truth: np.ndarray, prob: np.ndarray, length: np.ndarray, bins: np.ndarray
+) -> np.ndarray:
+    """Each segment's sum of its bins' gaps; rows ascending within segments, so bins are runs."""
     segment = np.repeat(np.arange(length.size), length)
     new_run = np.ones(prob.size, dtype=bool)
     new_run[1:] = (bins[1:] != bins[:-1]) | (segment[1:] != segment[:-1])
@@ -276,5 +294,4 @@ def expected_calibration_error_segments(
     total = length.astype(np.float64)[run_segment]
     gap = calibration_gap(count, total, sum_true / count, sum_prob / count)
     runs_per_segment = np.bincount(run_segment, minlength=length.size)
-    ece = segment_sum(gap, segment_starts(runs_per_segment), runs_per_segment)
-    return np.asarray(ece[order_back], dtype=np.float64)
+    return segment_sum(gap, segment_starts(runs_per_segment), runs_per_segment)
