@@ -92,8 +92,7 @@ def check_frame(frame: pl.DataFrame, rng: np.random.Generator) -> list[str]:
             k = None
         data = _prepared(frame, spec)
         options: dict[str, Any] = dict(spec.fixed)
-        if spec.cutoff != "none":
-            options["k"] = spec.default_k if k is None else k
+        options.update(spec.options(k))  # the cutoff k, or ECE's n_bins
         expr = spec.expression("t", "s", **options).alias("v")
         values = {}
         for engine in ("in-memory", "streaming"):

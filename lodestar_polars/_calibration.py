@@ -62,7 +62,13 @@ def _probability_checks(prob: pl.Expr, below: str) -> tuple[Check, ...]:
 
 
 class _Inputs:
-    """A binary ``y_true`` and a score or probability, with the rules every metric here makes."""
+    """A binary ``y_true`` and a score or probability, with the rules every metric here makes.
+
+    ``checks`` are the rules in the order the reason reads them: a group with
+    no rows, a null, NaN or infinite value, then a ``y_true`` other than 0
+    and 1.  ``finite`` and ``binary`` are the two parts, for a metric that
+    puts a rule of its own between them (``log_loss``, as scikit-learn).
+    """
 
     def __init__(
         self, y_true: IntoExprColumn, y_score: IntoExprColumn, caller: str, role: str = "y_prob"
@@ -70,10 +76,9 @@ class _Inputs:
         self.truth = as_float(y_true)
         self.score = as_float(y_score)
         self.n = pl.len().cast(pl.Float64)
-        self.checks: tuple[Check, ...] = (
-            *input_checks(self.truth, self.score, score_role=role),
-            binary_check(self.truth, caller),
-        )
+        self.finite = input_checks(self.truth, self.score, score_role=role)
+        self.binary = binary_check(self.truth, caller)
+        self.checks: tuple[Check, ...] = (*self.finite, self.binary)
 
 
 # --------------------------------------------------------------------------- metric builders
@@ -100,7 +105,9 @@ def log_loss_metric(
     """The :class:`Metric` behind :func:`log_loss`."""
     c = _Inputs(y_true, y_prob, "log_loss")
     value = log_loss_row(c.truth, c.score).mean()
-    return Metric(name, value, (*c.checks, *_probability_checks(c.score, "lower")))
+    # scikit-learn's log_loss checks the range of y_prob before it reads the labels
+    rules = (*c.finite, *_probability_checks(c.score, "lower"), c.binary)
+    return Metric(name, value, rules)
 
 
 def brier_score_metric(
@@ -226,7 +233,8 @@ def roc_auc(y_true: IntoExprColumn, y_score: IntoExprColumn) -> pl.Expr:
     refused (null) when it has a single class (scikit-learn warns "Only one
     class is present in y_true. ROC AUC score is not defined in that case."
     and returns NaN), when ``y_true`` is not binary, or a value is null, NaN
-    or infinite.
+    or infinite; ``lp.evaluate(..., ["roc_auc"])`` names such a group and
+    its sentence.
 
     Examples
     --------
@@ -275,8 +283,8 @@ def log_loss(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     Returns
     -------
     polars.Expr
-        A Float64 expression named ``log_loss``, one value per group; 0 is
-        perfect, ``ln 2 = 0.693`` is a constant 0.5.
+        A Float64 expression named ``log_loss``, one value per group; lower is
+        better: 0 is perfect, ``ln 2 = 0.693`` is a constant 0.5.
 
     See Also
     --------
@@ -290,8 +298,9 @@ def log_loss(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     ``labels`` scikit-learn refuses it).  A group is refused (null) when a
     probability is above 1 ("y_prob contains values greater than 1: 1.2") or
     below 0 ("y_prob contains values lower than 0: -0.1"), scikit-learn's
-    sentences, when ``y_true`` is not binary, or a value is null, NaN or
-    infinite.
+    sentences, checked before the labels as scikit-learn checks them, when
+    ``y_true`` is not binary, or a value is null, NaN or infinite;
+    ``lp.evaluate(..., ["log_loss"])`` names such a group and its sentence.
 
     Examples
     --------
@@ -337,7 +346,7 @@ def brier_score(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     -------
     polars.Expr
         A Float64 expression named ``brier_score``, one value per group, in
-        [0, 1]; 0 is perfect, 0.25 is a constant 0.5.
+        [0, 1]; lower is better: 0 is perfect, 0.25 is a constant 0.5.
 
     See Also
     --------
@@ -351,7 +360,8 @@ def brier_score(y_true: IntoExprColumn, y_prob: IntoExprColumn) -> pl.Expr:
     probability is above 1 ("y_prob contains values greater than 1: 1.2") or
     below 0 ("y_prob contains values less than 0: -0.1"), scikit-learn's
     sentences, when ``y_true`` is not binary, or a value is null, NaN or
-    infinite.
+    infinite; ``lp.evaluate(..., ["brier_score"])`` names such a group and
+    its sentence.
 
     Examples
     --------
@@ -411,7 +421,7 @@ def expected_calibration_error(
     -------
     polars.Expr
         A Float64 expression named ``expected_calibration_error``, one value
-        per group, in [0, 1]; 0 is perfectly calibrated.
+        per group, in [0, 1]; lower is better: 0 is perfectly calibrated.
 
     Raises
     ------
@@ -433,6 +443,13 @@ def expected_calibration_error(
     scikit-learn's sentence), when ``y_true`` is not binary, or a value is
     null, NaN or infinite.  scikit-learn has no ECE function; the tests check
     this one against hand arithmetic and a loop.
+
+    In :func:`lodestar_polars.evaluate` it is ``"expected_calibration_error"``
+    (``"ece"``), the bins after ``@`` (``"ece@15"``), and
+    ``"expected_calibration_error_quantile"`` (``"ece_quantile"``) for
+    ``strategy="quantile"``; there a NumPy core bins every group of the frame
+    at once, much faster than this expression with quantile bins over many
+    groups.
 
     Examples
     --------

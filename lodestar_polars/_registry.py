@@ -8,8 +8,10 @@ computes:
   a cutoff is written after it (``@k``; trec_eval's ``.k`` and ``_k``) and
   whether the name matches in any case or only as written (``AP`` is
   ir_measures' AP cut at k, ``ap`` scikit-learn's average precision);
-* whether it takes a cutoff (``"none"``, ``"optional"``, ``"required"``) and the
-  options its name fixes (``gain="exponential"`` for ``ndcg_burges``);
+* whether it takes a cutoff (``"none"``, ``"optional"``, ``"required"``), the
+  option the number after ``@`` sets (the cutoff ``k``; the bins ``n_bins`` of
+  ``ece@15``) and the options its name fixes (``gain="exponential"`` for
+  ``ndcg_burges``, ``strategy="quantile"`` for ``ece_quantile``);
 * the public Polars expression, the :class:`~lodestar_polars._expr.Metric`
   builder behind it (rules and value), and the NumPy segment core that
   :func:`~lodestar_polars.evaluate` runs over the sorted frame;
@@ -38,12 +40,19 @@ import polars as pl
 from lodestar_polars._calibration import (
     brier_score,
     brier_score_metric,
+    expected_calibration_error,
+    expected_calibration_error_metric,
     log_loss,
     log_loss_metric,
     roc_auc,
     roc_auc_metric,
 )
-from lodestar_polars._core.calibration import brier_segments, log_loss_segments, roc_auc_segments
+from lodestar_polars._core.calibration import (
+    brier_segments,
+    expected_calibration_error_segments,
+    log_loss_segments,
+    roc_auc_segments,
+)
 from lodestar_polars._core.dcg import dcg_segments, ideal_dcg_segments, ndcg_segments
 from lodestar_polars._core.ir import (
     average_precision_at_k_segments,
@@ -215,7 +224,10 @@ class MetricSpec:
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
     default_k: int | None = None
-    """The cutoff used when the name has none (``top_k_accuracy``: 2)."""
+    """The cutoff used when the name has none (``top_k_accuracy``: 2; ECE's 10 bins)."""
+    cutoff_option: str = "k"
+    """The option the number after ``@`` sets: the cutoff ``k``, or ECE's ``n_bins``
+    (``ece@15`` is ``expected_calibration_error(n_bins=15)``); the builder checks it."""
     row_order: bool = False
     """Whether the core reads which row sits where inside a tie (equal scores
     ranked later row first); metrics that average over ties do not, and the
@@ -238,7 +250,7 @@ class MetricSpec:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
         if self.cutoff == "none":
             return {}
-        return {"k": self.default_k if k is None else k}
+        return {self.cutoff_option: self.default_k if k is None else k}
 
 
 def _names(*names: Name) -> tuple[Name, ...]:
@@ -471,7 +483,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         segmented(log_loss_segments, _true),
         "none",
         _names(),
-        "mean log loss of probabilities, clipped as scikit-learn clips them",
+        "mean log loss of probabilities, clipped as scikit-learn clips them; lower is better",
     ),
     MetricSpec(
         "brier_score",
@@ -480,7 +492,30 @@ REGISTRY: tuple[MetricSpec, ...] = (
         segmented(brier_segments, _true),
         "none",
         _names(Name("brier", "lodestar_polars"), Name("brier_score_loss", "scikit-learn")),
-        "mean squared error of probabilities (scikit-learn's brier_score_loss)",
+        "mean squared error of probabilities (scikit-learn's brier_score_loss); lower is better",
+    ),
+    MetricSpec(
+        "expected_calibration_error",
+        expected_calibration_error,
+        expected_calibration_error_metric,
+        segmented(expected_calibration_error_segments, _true, strategy="uniform"),
+        "optional",
+        _names(Name("ece", "lodestar_polars")),
+        "expected calibration error over equal-width bins; lower is better",
+        default_k=10,
+        cutoff_option="n_bins",
+    ),
+    MetricSpec(
+        "expected_calibration_error_quantile",
+        expected_calibration_error,
+        partial(expected_calibration_error_metric, strategy="quantile"),
+        segmented(expected_calibration_error_segments, _true, strategy="quantile"),
+        "optional",
+        _names(Name("ece_quantile", "lodestar_polars")),
+        "ECE over bins at each group's quantiles of the probability; lower is better",
+        fixed=MappingProxyType({"strategy": "quantile"}),
+        default_k=10,
+        cutoff_option="n_bins",
     ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
@@ -591,6 +626,12 @@ def names_table() -> str:
     drift from the names :func:`resolve` reads.
     """
     cutoff = {"none": "no", "optional": "yes", "required": "required"}
+
+    def takes(spec: MetricSpec) -> str:
+        if spec.cutoff_option == "k":
+            return cutoff[spec.cutoff]
+        return f"`@n`: `{spec.cutoff_option}=n` (default {spec.default_k})"
+
     lines = [
         "| name | expression | what | other names (tool) | takes `@k` | equal scores |",
         "|---|---|---|---|---|---|",
@@ -612,7 +653,6 @@ def names_table() -> str:
         # number only on untied scores (or with ties="trec_eval" where the peer is trec_eval)
         ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
         lines.append(
-            f"| `{spec.name}` | {expression} | {spec.summary} | {others} "
-            f"| {cutoff[spec.cutoff]} | {ties} |"
+            f"| `{spec.name}` | {expression} | {spec.summary} | {others} | {takes(spec)} | {ties} |"
         )
     return "\n".join(lines)

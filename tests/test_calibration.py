@@ -464,3 +464,196 @@ def test_probability_metrics_score_one_class_groups() -> None:
     expected_brier = (0.1**2 + 0.4**2 + 0.8**2) / 3
     expected = (pytest.approx(expected_ll, rel=1e-15), pytest.approx(expected_brier), None)
     assert out.row(0) == expected
+
+
+# --------------------------------------------------------------------------- lp.evaluate refusals
+
+
+def _sklearn_sentence(function: str, y: list[float], p: list[float]) -> str:
+    """scikit-learn 1.9.1's own sentence for a group it refuses (or warns on, for AUC)."""
+    import warnings
+
+    from sklearn.metrics import brier_score_loss, roc_auc_score
+    from sklearn.metrics import log_loss as sk_log_loss
+
+    call = {
+        "log_loss": lambda: sk_log_loss(y, p, labels=[0, 1]),
+        "brier_score": lambda: brier_score_loss(y, p),
+        "roc_auc": lambda: roc_auc_score(y, p),
+    }[function]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = call()
+        except ValueError as error:
+            return str(error)
+    assert math.isnan(value), (function, y, p, value)
+    return str(caught[-1].message)
+
+
+def _collect(out: Any) -> pl.DataFrame:
+    return out.collect() if isinstance(out, pl.LazyFrame) else out
+
+
+#: groups scikit-learn refuses, with the metrics that refuse them
+BAD_GROUPS = {
+    "above-1": ([0.0, 1.0], [0.2, 1.3], ("log_loss", "brier_score")),
+    "far-above-1": ([0.0, 1.0], [1e20, 0.5], ("log_loss", "brier_score")),
+    "below-0": ([0.0, 1.0], [-0.1, 0.5], ("log_loss", "brier_score")),
+    "one-class": ([1.0, 1.0], [0.4, 0.6], ("roc_auc",)),
+    "above-1-and-label-2": ([0.0, 2.0], [0.2, 1.3], ("log_loss",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_GROUPS))
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_strict_evaluate_names_the_group_in_scikit_learns_words(case: str, *, lazy: bool) -> None:
+    """A refused group is named with scikit-learn's sentence; strict=False gives it null."""
+    y, p, functions = BAD_GROUPS[case]
+    good_y, good_p = [0.0, 1.0, 1.0], [0.3, 0.6, 0.9]
+    frame = pl.DataFrame({"g": [1] * 3 + [2] * len(y), "y": good_y + y, "s": good_p + p})
+    source = frame.lazy() if lazy else frame
+    for function in functions:
+        sentence = _sklearn_sentence(function, y, p)
+        expected = (
+            f"metric {function!r} refused 1 group(s):\n  g=2: {sentence}\n"
+            "(pass strict=False to get null for these groups instead)"
+        )
+        with pytest.raises(RefusedGroupError, match=f"^{re.escape(expected)}$"):
+            _collect(lp.evaluate(source, [function], by="g", y_true="y", y_score="s"))
+        out = _collect(
+            lp.evaluate(source, [function], by="g", y_true="y", y_score="s", strict=False)
+        )
+        expr = {"log_loss": lp.log_loss, "brier_score": lp.brier_score, "roc_auc": lp.roc_auc}
+        by_expr = frame.group_by("g").agg(expr[function]("y", "s").alias("v")).sort("g")
+        assert out[function][1] is None
+        assert by_expr["v"][1] is None
+        assert out[function][0] == pytest.approx(by_expr["v"][0], rel=1e-12)
+
+
+@pytest.mark.parametrize("function", ["log_loss", "brier_score", "roc_auc"])
+@pytest.mark.parametrize(
+    ("y", "p", "sentence"),
+    [
+        ([0.0, 2.0], [0.2, 0.5], "{} needs a binary y_true (bool, or 0 and 1). Got 2.0 instead."),
+        ([0.0, 1.0], [math.nan, 0.5], "Input {role} contains NaN."),
+        ([0.0, math.nan], [0.1, 0.5], "Input y_true contains NaN."),
+        ([0.0, 1.0], [0.3, None], "Input {role} contains null."),
+        (
+            [0.0, 1.0],
+            [math.inf, 0.5],
+            "Input {role} contains infinity or a value too large for dtype('float64').",
+        ),
+    ],
+    ids=["label-2", "nan-prob", "nan-label", "null-prob", "inf-prob"],
+)
+def test_strict_evaluate_names_our_rules(
+    function: str, y: list[float], p: list[float | None], sentence: str
+) -> None:
+    """The rules scikit-learn words otherwise (labels other than 0/1, nulls): our sentences."""
+    role = "y_score" if function == "roc_auc" else "y_prob"
+    expected = sentence.format(function, role=role)
+    frame = pl.DataFrame({"g": [1, 1, 2, 2], "y": [0.0, 1.0, *y], "s": [0.2, 0.7, *p]})
+    with pytest.raises(RefusedGroupError, match=re.escape(f"  g=2: {expected}\n")):
+        lp.evaluate(frame, [function], by="g", y_true="y", y_score="s")
+    out = lp.evaluate(frame, [function], by="g", y_true="y", y_score="s", strict=False)
+    assert out[function][1] is None
+    assert out[function][0] is not None
+
+
+# --------------------------------------------------------------------------- ECE in lp.evaluate
+
+
+@pytest.mark.parametrize(
+    ("name", "n_bins", "strategy"),
+    [
+        ("ece", 10, "uniform"),
+        ("expected_calibration_error@3", 3, "uniform"),
+        ("ECE@1", 1, "uniform"),
+        ("ece_quantile", 10, "quantile"),
+        ("expected_calibration_error_quantile@4", 4, "quantile"),
+    ],
+)
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_evaluate_ece_equals_the_expression_and_the_loop(
+    name: str, n_bins: int, strategy: str, *, lazy: bool
+) -> None:
+    """lp.evaluate's ECE (its NumPy core) gives the expression's values and the loop's."""
+    rng = np.random.default_rng(n_bins)
+    groups = []
+    for _ in range(60):
+        n = int(rng.integers(1, 30))
+        p = [round(float(v), int(rng.integers(1, 4))) for v in rng.random(n)]
+        groups.append(([int(v < q) for v, q in zip(rng.random(n), p, strict=True)], p))
+    frame = _frame(groups)
+    source = frame.lazy() if lazy else frame
+    out = _collect(lp.evaluate(source, [name], by="g", y_true="y", y_score="s"))
+    expr = lp.expected_calibration_error("y", "s", n_bins=n_bins, strategy=strategy)  # type: ignore[arg-type]
+    by_expr = frame.group_by("g").agg(expr).sort("g")["expected_calibration_error"].to_numpy()
+    loop = [_ece_loop([float(v) for v in y], p, n_bins, strategy) for y, p in groups]
+    np.testing.assert_allclose(out[name].to_numpy(), by_expr, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(out[name].to_numpy(), loop, rtol=1e-12, atol=1e-15)
+
+
+def test_evaluate_ece_refusals_and_options() -> None:
+    """A bad group is named with calibration_curve's sentence; a bad n_bins is refused."""
+    frame = _frame([([0, 1], [0.1, 0.9]), ([0, 1], [0.1, 1.2]), ([0, 3], [0.1, 0.5])])
+    expected = (
+        "metric 'ece@5' refused 2 group(s):\n"
+        "  g=1: y_prob has values outside [0, 1].\n"
+        "  g=2: expected_calibration_error needs a binary y_true (bool, or 0 and 1). "
+        "Got 3.0 instead.\n"
+        "(pass strict=False to get null for these groups instead)"
+    )
+    with pytest.raises(RefusedGroupError, match=f"^{re.escape(expected)}$"):
+        lp.evaluate(frame, ["ece@5"], by="g", y_true="y", y_score="s")
+    out = lp.evaluate(frame, ["ece@5"], by="g", y_true="y", y_score="s", strict=False)
+    assert out["ece@5"].to_list() == [pytest.approx(0.1, rel=1e-15), None, None]
+    message = (
+        "The 'n_bins' parameter of expected_calibration_error must be an int in the range "
+        "[1, inf). Got 0 instead."
+    )
+    with pytest.raises(InvalidParameterError, match=re.escape(message)):
+        lp.evaluate(frame, ["ece_quantile@0"], by="g", y_true="y", y_score="s")
+    with pytest.raises(InvalidParameterError, match="unknown metric 'ece.5'"):
+        lp.evaluate(frame, ["ece.5"], by="g", y_true="y", y_score="s")
+    with pytest.raises(InvalidParameterError, match="has no tie rule but its own"):
+        lp.evaluate(frame, ["ece"], by="g", y_true="y", y_score="s", ties="input")
+
+
+def test_ece_core_reads_any_row_order() -> None:
+    """The segment core gives the same values on rows presorted (descending) or as they come."""
+    from lodestar_polars._core.calibration import expected_calibration_error_segments
+
+    rng = np.random.default_rng(4)
+    length = rng.integers(1, 25, 200)
+    p = np.round(rng.random(length.sum()), 2)
+    y = (rng.random(p.size) < p).astype(float)
+    segment = np.repeat(np.arange(length.size), length)
+    order = np.lexsort((-p, segment))
+    for strategy in ("uniform", "quantile"):
+        shuffled = expected_calibration_error_segments(y, p, length, n_bins=7, strategy=strategy)
+        presorted = expected_calibration_error_segments(
+            y[order], p[order], length, n_bins=7, strategy=strategy, presorted=True
+        )
+        loop = [
+            _ece_loop(list(y[segment == i]), list(p[segment == i]), 7, strategy)
+            for i in range(length.size)
+        ]
+        np.testing.assert_allclose(shuffled, loop, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(presorted, loop, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["log_loss", "brier", "ece", "ece_quantile@3"])
+def test_evaluate_far_out_probability_is_refused_without_numpy_warning(name: str) -> None:
+    """A probability of 1e308 overflows the core's square or sum: null, no RuntimeWarning."""
+    frame = _frame([([0, 1, 1], [1e308, -1e308, 1e308]), ([0, 1, 1], [0.2, 0.6, 0.9])])
+    out = lp.evaluate(frame, [name], by="g", y_true="y", y_score="s", strict=False)
+    expected = {
+        "log_loss": -(math.log(0.8) + math.log(0.6) + math.log(0.9)) / 3,
+        "brier": (0.2**2 + 0.4**2 + 0.1**2) / 3,
+        "ece": (0.2 + 0.4 + 0.1) / 3,  # one row per bin
+        "ece_quantile@3": (0.2 + 0.4 + 0.1) / 3,
+    }[name]
+    assert out[name][0] is None
+    assert out[name][1] == pytest.approx(expected, rel=1e-12)

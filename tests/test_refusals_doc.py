@@ -9,6 +9,12 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
+from lodestar_polars._calibration import (
+    brier_score_metric,
+    expected_calibration_error_metric,
+    log_loss_metric,
+    roc_auc_metric,
+)
 from lodestar_polars._dcg import ndcg_metric
 from lodestar_polars._ir import recall_metric
 from lodestar_polars._label_ranking import coverage_error_metric
@@ -46,6 +52,24 @@ CASES: dict[str, Callable[[], str]] = {
     ),
     "n_relevant below": lambda: _reason(
         recall_metric("rel", "s", n_relevant="n"), F.with_columns(rel=pl.lit(1), n=pl.lit(1.0))
+    ),
+    "prob above 1": lambda: _reason(log_loss_metric("rel", "s"), F.with_columns(s=pl.lit(1.3))),
+    "prob below 0 (log_loss)": lambda: _reason(
+        log_loss_metric("rel", "s"), F.with_columns(s=pl.lit(-0.1))
+    ),
+    "prob below 0 (brier)": lambda: _reason(
+        brier_score_metric("rel", "s"), F.with_columns(s=pl.lit(-0.1))
+    ),
+    "prob outside (ece)": lambda: _reason(
+        expected_calibration_error_metric("rel", "s"), F.with_columns(s=pl.lit(1.3))
+    ),
+    "one class": lambda: _reason(roc_auc_metric("rel", "s"), F.with_columns(rel=pl.lit(1))),
+    "prob NaN": lambda: _reason(
+        brier_score_metric("rel", "s"), F.with_columns(s=pl.lit(float("nan")))
+    ),
+    "n_bins": lambda: _raised(lambda: lp.evaluate(F, ["ece@0"], by="q", y_true="rel", y_score="s")),
+    "strategy": lambda: _raised(
+        lambda: lp.expected_calibration_error("rel", "s", strategy="x")  # type: ignore[arg-type]
     ),
     "k": lambda: _raised(lambda: lp.ndcg("rel", "s", k=0)),
     "log_base": lambda: _raised(lambda: lp.dcg("rel", "s", log_base=-2)),

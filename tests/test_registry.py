@@ -181,7 +181,7 @@ def test_evaluate_core_equals_the_expression(spec: object) -> None:
     k = 3 if spec.cutoff != "none" else None  # type: ignore[attr-defined]
     options = dict(spec.fixed)  # type: ignore[attr-defined]
     if k is not None:
-        options["k"] = k
+        options.update(spec.options(k))  # type: ignore[attr-defined]  # k, or ECE's n_bins
     name = spec.name + ("" if k is None else f"@{k}")  # type: ignore[attr-defined]
     got = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)
     expr = spec.expression("t", "s", **options).alias("v")  # type: ignore[attr-defined]

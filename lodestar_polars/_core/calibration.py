@@ -197,19 +197,101 @@ def roc_auc_segments(
 
 
 def _segment_mean(rows: np.ndarray, length: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return segment_sum(rows, segment_starts(length), length) / length
+
+
+# A probability far outside [0, 1] (1e200) overflows a square or a sum: its group is
+# refused by the metric's rules and nulled, so NumPy is not let to warn about it
+# (the cores below say so with np.errstate(over="ignore", invalid="ignore")).
 
 
 def log_loss_segments(
     truth: np.ndarray, prob: np.ndarray, length: np.ndarray, *, presorted: bool = False
 ) -> np.ndarray:
     """Mean log loss of each segment (row order does not matter: ``presorted`` is ignored)."""
-    return _segment_mean(log_loss_row(np.asarray(truth, np.float64), prob), length)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = log_loss_row(np.asarray(truth, np.float64), prob)
+    return _segment_mean(rows, length)
 
 
 def brier_segments(
     truth: np.ndarray, prob: np.ndarray, length: np.ndarray, *, presorted: bool = False
 ) -> np.ndarray:
     """Mean Brier loss of each segment (row order does not matter: ``presorted`` is ignored)."""
-    return _segment_mean(brier_row(np.asarray(truth, np.float64), prob), length)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rows = brier_row(np.asarray(truth, np.float64), prob)
+    return _segment_mean(rows, length)
+
+
+def expected_calibration_error_segments(
+    truth: np.ndarray,
+    prob: np.ndarray,
+    length: np.ndarray,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    presorted: bool = False,
+) -> np.ndarray:
+    """The expected calibration error of each segment, its bins as ``calibration_curve``'s.
+
+    ``presorted``: the rows of each segment are in descending ``prob`` order
+    (as :func:`lodestar_polars.evaluate` lays them out); otherwise they are
+    sorted here.  The rows are then read in ascending order, segment after
+    segment, so that each (segment, bin) is one contiguous run of rows: a
+    row's bin, the inner edges strictly below it, grows with its probability.
+    The quantile edges are NumPy's linear percentile of the segment, read
+    from its sorted rows by :func:`percentile_position` and :func:`lerp`, the
+    formulas the expression reads.  A run's sums, its share and gap
+    (:func:`calibration_gap`) and each segment's sum of gaps are NumPy's: the
+    expression's sums are Polars', in another order, so the two agree to the
+    last bits of a bin's mean probability (1e-15, not to the bit).
+    """
+    truth = np.asarray(truth, dtype=np.float64)
+    prob = np.asarray(prob, dtype=np.float64)
+    length = np.asarray(length, dtype=np.int64)
+    if not length.size:
+        return np.zeros(0, dtype=np.float64)
+    start = segment_starts(length)
+    if presorted:
+        truth, prob = truth[::-1], prob[::-1]
+        order_back = slice(None, None, -1)
+        length, start = length[::-1], segment_starts(length[::-1])
+    else:
+        segment = np.repeat(np.arange(length.size), length)
+        order = np.lexsort((prob, segment))
+        truth, prob = truth[order], prob[order]
+        order_back = slice(None)
+    if strategy == "uniform":
+        bins = np.searchsorted(uniform_edges(n_bins), prob)
+    else:
+        bins = np.zeros(prob.size, dtype=np.int64)
+        n = length.astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for level in quantile_levels(n_bins):
+                previous, following, t = percentile_position(n, float(level))
+                lower = prob[start + previous.astype(np.int64)]
+                upper = prob[start + following.astype(np.int64)]
+                edge = np.asarray(lerp(lower, upper, t), dtype=np.float64)
+                bins += np.repeat(edge, length) < prob
+    with np.errstate(over="ignore", invalid="ignore"):
+        ece = _binned_gaps(truth, prob, length, bins)
+    return np.asarray(ece[order_back], dtype=np.float64)
+
+
+def _binned_gaps(
+    truth: np.ndarray, prob: np.ndarray, length: np.ndarray, bins: np.ndarray
+) -> np.ndarray:
+    """Each segment's sum of its bins' gaps; rows ascending within segments, so bins are runs."""
+    segment = np.repeat(np.arange(length.size), length)
+    new_run = np.ones(prob.size, dtype=bool)
+    new_run[1:] = (bins[1:] != bins[:-1]) | (segment[1:] != segment[:-1])
+    run_start = np.flatnonzero(new_run)
+    count = np.diff(run_start, append=prob.size).astype(np.float64)
+    sum_true = np.add.reduceat(truth, run_start)
+    sum_prob = np.add.reduceat(prob, run_start)
+    run_segment = segment[run_start]
+    total = length.astype(np.float64)[run_segment]
+    gap = calibration_gap(count, total, sum_true / count, sum_prob / count)
+    runs_per_segment = np.bincount(run_segment, minlength=length.size)
+    return segment_sum(gap, segment_starts(runs_per_segment), runs_per_segment)
