@@ -158,7 +158,7 @@ def _assert_clean_mathml(fragment: str, where: str) -> None:
 
 
 def _outside_code(markdown: str) -> str:
-    return re.sub(r"```.*?```", "", markdown, flags=re.DOTALL)
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", markdown, flags=re.DOTALL))
 
 
 @pytest.mark.parametrize(
@@ -274,3 +274,19 @@ def test_a_formula_left_as_tex_fails_the_strict_build(tmp_path: Path) -> None:
     done = _build(config, tmp_path / "site")
     assert done.returncode != 0
     assert "index.md: TeX left unconverted on the page" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("link", "words"),
+    [
+        ("[`lp.compare`](compare.md)", ["baseline", "confidence interval", "lp.Comparison"]),
+        ("[`lp.ranking_report`](report.md)", ["accuracy", "coverage", "popularity floor"]),
+    ],
+)
+def test_home_page_says_what_compare_and_ranking_report_do(link: str, words: list[str]) -> None:
+    # a paragraph of its own on the home page, opening with the link to the function's page
+    paragraphs = [p.replace("\n", " ") for p in INDEX.read_text().split("\n\n")]
+    (paragraph,) = [p for p in paragraphs if p.startswith(link)]
+    assert len(paragraph.split()) >= 40
+    for word in words:
+        assert word in paragraph
