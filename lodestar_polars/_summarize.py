@@ -119,15 +119,17 @@ def summarize(
     ).unpivot(on=names, index=[*keys, _USER, _WEIGHT], variable_name=_METRIC, value_name=_VALUE)
     long = long.filter(pl.col(_VALUE).is_not_null())
 
+    # maintain_order: the groups are summed in one order (the rows'), so the same frame
+    # gives the same bits on every call
     def per_user(by: list[str]) -> pl.DataFrame:
-        return long.group_by([*by, _METRIC, _USER]).agg(
+        return long.group_by([*by, _METRIC, _USER], maintain_order=True).agg(
             (pl.col(_VALUE) * pl.col(_WEIGHT)).sum().alias("wv"),
             pl.col(_WEIGHT).sum().alias("w"),
             pl.len().alias("queries"),
         )
 
     def summary(users: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-        return users.group_by([*by, _METRIC]).agg(
+        return users.group_by([*by, _METRIC], maintain_order=True).agg(
             (pl.col("wv").sum() / pl.col("w").sum()).alias("micro"),
             (pl.col("wv") / pl.col("w")).mean().alias("macro"),
             pl.col("queries").sum().cast(pl.UInt32),
