@@ -9,7 +9,10 @@ also run under the dependency floors.
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,3 +129,164 @@ def test_coming_from_names_agree_with_the_registry(page: Path) -> None:
             resolved = resolve(name.replace("@k", "@10"))
             assert resolved is not None, f"{page.name}: lp.evaluate does not read {name!r}"
             assert resolved.spec.expression.__name__ == functions[0], (page.name, name)
+
+
+# --------------------------------------------------------------------------- formulas
+# docs/hooks/formulas.py turns TeX into MathML when the site is built. These checks need the
+# docs extra (mkdocs, latex2mathml), which the dependency-floor job does not install.
+HOOK = DOCS / "hooks" / "formulas.py"
+SOURCES = sorted((ROOT / "lodestar_polars").rglob("*.py"))
+MATH = re.compile(r"<math\b[^>]*>.*?</math>", re.DOTALL)
+
+
+def _hook():  # the hook module, loaded from its file as mkdocs loads it
+    pytest.importorskip("mkdocs", reason="the docs extra (mkdocs, latex2mathml) is not installed")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lp_docs_formulas", HOOK)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _assert_clean_mathml(fragment: str, where: str) -> None:
+    # a formula latex2mathml could not read shows as <merror> or as a TeX command kept as text
+    assert "merror" not in fragment, where
+    assert "\\" not in fragment, f"{where}: a TeX command was not converted: {fragment[:200]}"
+
+
+def _outside_code(markdown: str) -> str:
+    return re.sub(r"`[^`\n]*`", "", re.sub(r"```.*?```", "", markdown, flags=re.DOTALL))
+
+
+@pytest.mark.parametrize(
+    "page",
+    [p for p in sorted(DOCS.rglob("*.md")) if "$$" in _outside_code(p.read_text())],
+    ids=lambda p: str(p.relative_to(DOCS)),
+)
+def test_page_formulas_become_mathml(page: Path) -> None:
+    hook = _hook()
+    text = page.read_text()
+    blocks = len(re.findall(r"^\s*\$\$", _outside_code(text), re.MULTILINE)) // 2
+    converted = hook.convert(text)
+    assert "$$" not in _outside_code(converted)
+    found = MATH.findall(converted)
+    assert len(found) == blocks >= 1
+    for fragment in found:
+        assert 'display="block"' in fragment
+        _assert_clean_mathml(fragment, page.name)
+    # the code blocks are left as they are (a LaTeX table in a code block keeps its $)
+    assert re.findall(r"```.*?```", converted, re.DOTALL) == re.findall(
+        r"```.*?```", text, re.DOTALL
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [p for p in SOURCES if ".. math::" in p.read_text() or ":math:" in p.read_text()],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_docstring_formulas_become_mathml(source: Path) -> None:
+    hook = _hook()
+    text = source.read_text()
+    converted = hook.convert(text)
+    assert ".. math::" not in converted
+    assert ":math:" not in converted
+    found = MATH.findall(converted)
+    assert len(found) == text.count(".. math::") + text.count(":math:")
+    for fragment in found:
+        _assert_clean_mathml(fragment, source.name)
+
+
+def test_formula_forms_by_hand() -> None:
+    hook = _hook()
+    ns = 'xmlns="http://www.w3.org/1998/Math/MathML"'
+    x2 = "<mrow><msup><mi>x</mi><mn>2</mn></msup></mrow>"
+    assert (
+        hook.convert("a\n\n$$\nx^2\n$$\n\nb")
+        == f'a\n\n\n<math {ns} display="block">{x2}</math>\n\n\nb'
+    )
+    # the directive, its formula on the next lines (indented), and the text after it
+    doc = "Sum.\n\n.. math::\n\n    x^2\n\nwhere x."
+    assert hook.convert(doc) == f'Sum.\n\n\n<math {ns} display="block">{x2}</math>\n\nwhere x.'
+    assert hook.convert("is :math:`x^2` here") == (
+        f'is <span class="math"><math {ns} display="inline">{x2}</math></span> here'
+    )
+    # fenced code is left alone
+    fenced = "```text\n$$\nx^2\n$$\n.. math:: y\n```"
+    assert hook.convert(fenced) == fenced
+    assert hook.leftover("<p>$$x$$ and \\(y\\)</p><pre>$$z$$</pre><code>:math:</code>") == [
+        "$$",
+        "$$",
+        "\\(",
+    ]
+
+
+def _build(config: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT)}
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "-f",
+        str(config),
+        "-d",
+        str(out),
+    ]
+    return subprocess.run(command, cwd=config.parent, capture_output=True, text=True, env=env)
+
+
+def test_the_built_site_shows_mathml_and_no_tex(tmp_path: Path) -> None:
+    """The whole site, built as CI builds it: every formula is MathML, no TeX is left."""
+    hook = _hook()
+    done = _build(ROOT / "mkdocs.yml", tmp_path / "site")
+    assert done.returncode == 0, done.stderr[-3000:]
+    pages = sorted((tmp_path / "site").rglob("*.html"))
+    with_math = {}
+    for html in pages:
+        text = html.read_text()
+        assert not hook.leftover(text), (html, hook.leftover(text)[:5])
+        assert not re.search(r"mathjax|katex", text, re.IGNORECASE), html
+        if "<math" in text:
+            with_math[str(html.relative_to(tmp_path / "site"))] = len(MATH.findall(text))
+    expected = {
+        f"{p.relative_to(DOCS).with_suffix('')}/index.html"
+        for p in DOCS.rglob("*.md")
+        if "$$" in _outside_code(p.read_text())
+    }
+    assert expected <= with_math.keys()
+    # the API reference renders the docstrings: their formulas are there as MathML too
+    assert with_math["api/index.html"] >= 10
+
+
+def test_a_formula_left_as_tex_fails_the_strict_build(tmp_path: Path) -> None:
+    _hook()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text(
+        "# A\n\nAn inline $$\\frac{a}{b}$$ the hook leaves.\n"
+    )
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\nhooks:\n  - {HOOK}\n")
+    done = _build(config, tmp_path / "site")
+    assert done.returncode != 0
+    assert "index.md: TeX left unconverted on the page" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("link", "words"),
+    [
+        ("[`lp.compare`](compare.md)", ["baseline", "confidence interval", "lp.Comparison"]),
+        ("[`lp.ranking_report`](report.md)", ["accuracy", "coverage", "popularity floor"]),
+    ],
+)
+def test_home_page_says_what_compare_and_ranking_report_do(link: str, words: list[str]) -> None:
+    # a paragraph of its own on the home page, opening with the link to the function's page
+    paragraphs = [p.replace("\n", " ") for p in INDEX.read_text().split("\n\n")]
+    (paragraph,) = [p for p in paragraphs if p.startswith(link)]
+    assert len(paragraph.split()) >= 40
+    for word in words:
+        assert word in paragraph

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,10 +88,11 @@ def test_per_query_distribution() -> None:
 
 
 def test_precision_recall_curve() -> None:
-    """One curve per run; the legend's AP is average_precision_score's."""
+    """Pooled, one curve per run; the legend's AP is average_precision_score's."""
     log = _log()
     figure = plot.precision_recall_curve(log, "y", "p", by="run")
     _assert_drawn(figure)
+    assert figure.axes[0].get_title() == "precision-recall curve, all rows pooled"
     labels = figure.axes[0].get_legend_handles_labels()[1]
     for name, label in zip(["a", "b"], labels, strict=True):
         part = log.filter(pl.col("run") == name)
@@ -98,6 +100,162 @@ def test_precision_recall_curve() -> None:
         assert label == f"{name} (AP {ap:.3f})"
     with pytest.raises(ValueError, match="'run' must be 0/1 with at least one positive"):
         plot.precision_recall_curve(log, "run", "p")
+
+
+def _hand_log() -> pl.DataFrame:
+    """Four queries, rows listed best score first."""
+    rows = [
+        # A: R = 2, ranked 1 0 1 0 0
+        *[("A", y, s) for y, s in zip([1, 0, 1, 0, 0], [5.0, 4.0, 3.0, 2.0, 1.0], strict=True)],
+        # B: R = 3, ranked 0 1 0 0 1 1
+        *[("B", y, s) for y, s in zip([0, 1, 0, 0, 1, 1], [6, 5, 4, 3, 2, 1], strict=True)],
+        # C: R = 2, scores 3, 2, 2, 1: the tie (one positive of two rows) is one cut
+        *[("C", y, s) for y, s in zip([0, 1, 0, 1], [3.0, 2.0, 2.0, 1.0], strict=True)],
+        # D: no positive
+        *[("D", y, s) for y, s in zip([0, 0], [2.0, 1.0], strict=True)],
+    ]
+    return pl.DataFrame(rows, schema=["query", "y", "score"], orient="row").sample(
+        fraction=1.0, shuffle=True, seed=3
+    )
+
+
+def test_precision_recall_curve_interpolated_by_hand() -> None:
+    """trec_eval's iprec_at_recall, hand-computed, averaged over the 4 queries."""
+    # A: precision at ranks 1..5 is 1, 1/2, 2/3, 2/4, 2/5. Recall >= r needs int(2r + 0.9)
+    # positives: r <= 0.5 one (first at rank 1), r >= 0.6 two (first at rank 3).
+    # Interpolated: the largest precision at that rank or later.
+    a = [1.0] * 6 + [max(2 / 3, 2 / 4, 2 / 5)] * 5
+    # B: precision 0, 1/2, 1/3, 1/4, 2/5, 3/6; positives at ranks 2, 5, 6: the largest
+    # precision from rank 2 on, from 5 on, from 6 on is 1/2 every time
+    b = [max(1 / 2, 1 / 3, 1 / 4, 2 / 5, 3 / 6)] * 11
+    # C: cuts after rank 1 (precision 0), 3 (1/3, the tie in at once), 4 (2/4)
+    c = [max(0.0, 1 / 3, 2 / 4)] * 11
+    d = [0.0] * 11  # no positive: 0 at every level, as trec_eval counts it
+    expected = [(a[i] + b[i] + c[i] + d[i]) / 4 for i in range(11)]
+    log = _hand_log()
+    figure = plot.precision_recall_curve(log, "y", "score", query="query")
+    _assert_drawn(figure)
+    axes = figure.axes[0]
+    (line,) = axes.get_lines()
+    np.testing.assert_allclose(line.get_xdata(), [i / 10 for i in range(11)], rtol=0, atol=0)
+    np.testing.assert_allclose(line.get_ydata(), expected, rtol=1e-12)
+    assert axes.get_title() == (
+        "interpolated precision, mean over queries\n(trec_eval iprec_at_recall, 11 recall levels)"
+    )
+    assert axes.get_legend_handles_labels()[1] == [f"11-pt avg {sum(expected) / 11:.3f}"]
+    assert axes.get_legend().get_title().get_text() == "4 queries, 1 with no positive (0)"
+    # by runs: one curve each, the same numbers for the same queries
+    two = pl.concat([log.with_columns(run=pl.lit("x")), log.with_columns(run=pl.lit("y"))])
+    lines = plot.precision_recall_curve(two, "y", "score", by="run", query="query").axes[0]
+    for line in lines.get_lines():
+        np.testing.assert_allclose(line.get_ydata(), expected, rtol=1e-12)
+    assert lines.get_legend_handles_labels()[1] == [
+        f"{run}: 11-pt avg {sum(expected) / 11:.3f}" for run in ["x", "y"]
+    ]
+    assert lines.get_legend().get_title().get_text() == "4 queries, 1 with no positive (0)"
+    # runs over different queries: a line each
+    fewer = pl.concat(
+        [
+            log.with_columns(run=pl.lit("x")),
+            log.filter(pl.col("query") != "D").with_columns(run=pl.lit("y")),
+        ]
+    )
+    legend = plot.precision_recall_curve(fewer, "y", "score", by="run", query="query")
+    assert legend.axes[0].get_legend().get_title().get_text() == (
+        "x: 4 queries, 1 with no positive (0)\ny: 3 queries"
+    )
+
+
+def test_precision_recall_curve_interpolated_matches_pytrec_eval() -> None:
+    """Distinct scores (no tie): trec_eval's numbers, query by query averaged."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(7)
+    rows = []
+    for q in range(12):
+        n = int(rng.integers(1, 30))
+        labels = (rng.random(n) < rng.random()).astype(int)
+        scores = rng.permutation(n) + rng.random()
+        rows += [(f"q{q}", f"d{i}", int(labels[i]), float(scores[i])) for i in range(n)]
+    log = pl.DataFrame(rows, schema=["query", "doc", "y", "score"], orient="row")
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q, d, y, s in rows:
+        qrels.setdefault(q, {})[d] = y
+        run.setdefault(q, {})[d] = s
+    out = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
+    keys = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
+    theirs = [sum(values[k] for values in out.values()) / len(out) for k in keys]
+    (line,) = plot.precision_recall_curve(log, "y", "score", query="query").axes[0].get_lines()
+    np.testing.assert_allclose(line.get_ydata(), theirs, rtol=1e-12, atol=1e-15)
+
+
+def test_precision_recall_curve_pooled_is_an_option() -> None:
+    """curve='pooled' with a query column is the curve drawn without one."""
+    log = _hand_log()
+    pooled = plot.precision_recall_curve(log, "y", "score", query="query", curve="pooled")
+    plain = plot.precision_recall_curve(log, "y", "score")
+    for figure in (pooled, plain):
+        assert figure.axes[0].get_title() == "precision-recall curve, all rows pooled"
+    (a,), (b,) = pooled.axes[0].get_lines(), plain.axes[0].get_lines()
+    np.testing.assert_array_equal(a.get_ydata(), b.get_ydata())
+    ap = lp.arrays.average_precision_score(log["y"].to_numpy(), log["score"].to_numpy())
+    assert pooled.axes[0].get_legend_handles_labels()[1] == [f"AP {ap:.3f}"]
+
+
+@pytest.mark.parametrize(
+    ("column", "kwargs", "error", "msg"),
+    [
+        (
+            [0.1, float("nan"), 0.3, 0.2],
+            {},
+            ValueError,
+            "Input contains NaN. precision_recall_curve: the score column 'p' has 1 null or NaN "
+            "value(s); such a row has no place in a ranking: drop it or give it a score.",
+        ),
+        (
+            [0.1, None, 0.3, 0.2],
+            {"by": "run"},
+            ValueError,
+            "Input contains NaN. precision_recall_curve: the score column 'p' has 1 null or NaN "
+            "value(s), the first in group 'a'",
+        ),
+        (
+            [0.1, 0.2, 0.3, float("inf")],
+            {"query": "q"},
+            ValueError,
+            "Input contains infinity or a value too large for dtype('float64'). "
+            "precision_recall_curve: the score column 'p' has 1 infinite value(s)",
+        ),
+        (
+            [0.1, 0.2, 0.3, 0.4],
+            {"curve": "interpolated"},
+            lp.InvalidParameterError,
+            "The 'curve' parameter of precision_recall_curve is 'interpolated', which needs "
+            "the 'query' column",
+        ),
+        (
+            [0.1, 0.2, 0.3, 0.4],
+            {"curve": "11pt"},
+            lp.InvalidParameterError,
+            "The 'curve' parameter of precision_recall_curve must be one of ['interpolated', "
+            "'pooled']. Got '11pt' instead.",
+        ),
+    ],
+)
+def test_precision_recall_curve_refusals(
+    column: list[float | None], kwargs: dict[str, object], error: type, msg: str
+) -> None:
+    log = pl.DataFrame(
+        {"run": ["a", "a", "b", "b"], "q": [1, 1, 2, 2], "y": [1, 0, 1, 0], "p": column}
+    )
+    with pytest.raises(error, match=re.escape(msg)):
+        plot.precision_recall_curve(log, "y", "p", **kwargs)  # type: ignore[arg-type]
+    strings = log.with_columns(pl.col("p").cast(pl.String))
+    with pytest.raises(ValueError, match="the score column 'p' must be numeric; it is String"):
+        plot.precision_recall_curve(strings, "y", "p")
+    nulls = log.with_columns(q=pl.Series([1, None, 2, 2]), p=pl.Series([0.1, 0.2, 0.3, 0.4]))
+    with pytest.raises(ValueError, match="the query column 'q' has 1 null value"):
+        plot.precision_recall_curve(nulls, "y", "p", query="q")
 
 
 def test_calibration_diagram() -> None:

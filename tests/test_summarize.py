@@ -171,10 +171,149 @@ def _frame() -> pl.DataFrame:
             "The 'average_over' column 'user' has 1 null value(s).",
         ),
         (_frame, {"metrics": "c"}, "column 'c' must be numeric; it is String."),
-        (_frame, {"metrics": []}, "The 'metrics' parameter of summarize must name at least one"),
+        (
+            lambda: _frame().with_columns(ndcg=pl.Series([0.5, float("inf"), 0.0])),
+            {"metrics": "ndcg"},
+            "metric 'ndcg' has 1 infinite value(s) (first for user 'a': inf): an infinity would "
+            "make both means infinite or NaN; a metric value is finite, or null for a query "
+            "that could not be scored.",
+        ),
+        (
+            lambda: _frame().with_columns(ndcg=pl.Series([0.5, 0.1, -float("inf")])),
+            {"metrics": "ndcg"},
+            "metric 'ndcg' has 1 infinite value(s) (first for user 'b': -inf)",
+        ),
+        (
+            lambda: _frame().with_columns(w=pl.Series([1.0, 2.0, 0.0])),
+            {"metrics": "ndcg", "weight": "w"},
+            "The 'weight' column 'w' sums to 0 over the scored queries of user 'b' for metric "
+            "'ndcg' (1 such group(s)): that mean would be 0 / 0. Give those queries a positive "
+            "weight or leave the rows out.",
+        ),
+        (
+            lambda: _frame().with_columns(w=pl.Series([0.0, 0.0, 0.0])),
+            {"metrics": "ndcg", "weight": "w", "cohort": "c"},
+            "The 'weight' column 'w' sums to 0 over the scored queries of user 'a' (cohort 'x') "
+            "for metric 'ndcg' (2 such group(s))",
+        ),
     ],
 )
 def test_bad_input(make: object, kwargs: dict[str, object], msg: str) -> None:
     """Each rule, one sentence."""
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.summarize(make(), **kwargs)  # type: ignore[operator, arg-type]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"metrics": "ndcg", "cohort": "user"},
+            "The 'cohort' parameter of summarize names 'user', the column already given as "
+            "average_over: each column plays one role.",
+        ),
+        (
+            {"metrics": "ndcg", "weight": "user"},
+            "The 'weight' parameter of summarize names 'user', the column already given as "
+            "average_over",
+        ),
+        (
+            {"metrics": ["ndcg", "w"], "weight": "w"},
+            "The 'weight' parameter of summarize names 'w', the column already given as metrics",
+        ),
+        (
+            {"metrics": "ndcg", "average_over": "ndcg"},
+            "The 'average_over' parameter of summarize names 'ndcg', the column already given "
+            "as metrics",
+        ),
+        (
+            {"metrics": "ndcg", "cohort": "c", "weight": "c"},
+            "The 'weight' parameter of summarize names 'c', the column already given as cohort",
+        ),
+        (
+            {"metrics": 5},
+            "The 'metrics' parameter of summarize must be a column name or a sequence of "
+            "column names. Got 5 instead.",
+        ),
+        ({"metrics": None}, "must be a column name or a sequence of column names. Got None"),
+        ({"metrics": ["ndcg", 1]}, "Got ['ndcg', 1] instead."),
+        ({"metrics": []}, "The 'metrics' parameter of summarize must name at least one"),
+        ({"metrics": ["ndcg", "ndcg"]}, "names a column twice: ['ndcg', 'ndcg']"),
+        (
+            {"metrics": "ndcg", "average_over": None},
+            "The 'average_over' parameter of summarize must be a column name. Got None instead.",
+        ),
+        (
+            {"metrics": "ndcg", "cohort": ["c"]},
+            "The 'cohort' parameter of summarize must be a column name or None. Got ['c'] instead.",
+        ),
+        ({"metrics": "ndcg", "weight": 1.0}, "The 'weight' parameter of summarize must be a"),
+        ({"metrics": "ndcg", "cohort": "nope"}, "The 'cohort' parameter of summarize names 'nope'"),
+    ],
+)
+def test_bad_options(kwargs: dict[str, object], msg: str) -> None:
+    """An option outside its domain: lp.InvalidParameterError, one sentence."""
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.summarize(_frame(), **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.summarize(_frame().lazy(), **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["metric", "micro", "macro", "divergence", "queries", "users"])
+def test_a_cohort_named_as_a_result_column_is_refused(name: str) -> None:
+    frame = _frame().rename({"c": name})
+    with pytest.raises(lp.InvalidParameterError, match=f"names '{name}', a column of the result"):
+        lp.summarize(frame, metrics="ndcg", cohort=name)
+
+
+def test_not_a_frame() -> None:
+    with pytest.raises(lp.InvalidParameterError, match="per_query must be a polars DataFrame"):
+        lp.summarize({"user": ["a"], "ndcg": [1.0]}, metrics="ndcg")  # type: ignore[arg-type]
+
+
+def test_a_cohort_with_no_scored_value_keeps_its_row() -> None:
+    """Every cohort gets a row per metric: null means and zero counts where nothing scored."""
+    frame = pl.DataFrame(
+        {
+            "user": ["a", "a", "b", "c", "d"],
+            "c": ["x", "x", "y", "y", "z"],
+            "ndcg": [0.5, 1.0, None, None, 0.25],
+            "map": [None, None, 0.3, None, None],
+        }
+    )
+    result = lp.summarize(frame, metrics=["ndcg", "map"], cohort="c")
+    got = {(r["c"], r["metric"]): r for r in result.iter_rows(named=True)}
+    assert result["c"].to_list() == ["x", "x", "y", "y", "z", "z", None, None]
+    assert result["metric"].to_list() == ["ndcg", "map"] * 4
+    for metric in ["ndcg", "map"]:
+        expected = _loop_reference(frame.to_dicts(), metric, "c", None)
+        for key in ["x", "y", "z", None]:
+            row = got[(key, metric)]
+            if key in expected:
+                micro, macro, queries, users = expected[key]
+                assert row["micro"] == pytest.approx(micro, rel=1e-12)
+                assert row["macro"] == pytest.approx(macro, rel=1e-12)
+                assert (row["queries"], row["users"]) == (queries, users)
+            else:  # nothing of this metric scored in the cohort
+                assert (row["micro"], row["macro"], row["divergence"]) == (None, None, None)
+                assert (row["queries"], row["users"]) == (0, 0)
+    # the branches above both ran: y has no ndcg, x and z no map
+    assert "y" not in _loop_reference(frame.to_dicts(), "ndcg", "c", None)
+    assert {"x", "z"}.isdisjoint(_loop_reference(frame.to_dicts(), "map", "c", None))
+
+
+def test_role_columns_named_like_the_working_columns() -> None:
+    """A user column called 'w' and a weight called 'queries' are only names."""
+    frame = _frame().rename({"user": "w", "w": "queries"})
+    renamed = lp.summarize(frame, metrics="ndcg", average_over="w", weight="queries", cohort="c")
+    plain = lp.summarize(_frame(), metrics="ndcg", weight="w", cohort="c")
+    assert renamed.to_dicts() == plain.to_dicts()
+
+
+def test_a_zero_weight_leaves_the_query_out_of_the_means() -> None:
+    frame = _frame().with_columns(w=pl.Series([0.0, 2.0, 1.0]))
+    row = lp.summarize(frame, metrics="ndcg", weight="w").row(0, named=True)
+    # ann: (0.5 * 0 + 1.0 * 2) / 2 = 1.0; bob 0.0. micro (0 + 2 + 0) / 3
+    assert row["micro"] == pytest.approx(2 / 3, rel=1e-12)
+    assert row["macro"] == pytest.approx(0.5, rel=1e-12)
+    assert (row["queries"], row["users"]) == (3, 2)

@@ -119,8 +119,19 @@ def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -
     """
     length = np.asarray(length, dtype=np.int64)
     g = np.asarray(gain, dtype=np.float64)
-    if not g.size:
-        return np.zeros(length.size)
+    out = np.zeros(length.size)
+    nonempty = length > 0
+    if g.size:
+        # an empty segment (a query with no judged row) has an ideal of 0; the
+        # segments with rows lie end to end without it, so each is cut from the
+        # flat rows by its own length alone (np.add.reduceat cannot sum an empty
+        # slice: it reads one row past it, or raises at the end of the array)
+        out[nonempty] = _ideal_dcg_filled(g, length[nonempty], k)
+    return out
+
+
+def _ideal_dcg_filled(g: np.ndarray, length: np.ndarray, k: int | None) -> np.ndarray:
+    """:func:`ideal_dcg_segments` of segments of at least one row each."""
     start = segment_starts(length)
     longest = int(np.max(length, initial=0))
     values = np.unique(g)
@@ -128,13 +139,16 @@ def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -
         table = cumulative_discount_table(longest, 2, k)
         out = np.zeros(length.size)
         above = np.zeros(length.size, dtype=np.int64)
+        # every value but the smallest, from the largest: its count in each segment
+        # is how many positions it fills, below those of the larger values
         for value in values[:0:-1]:
             equal = (g == value).view(np.int8)
             through = above + np.add.reduceat(equal, start, dtype=np.int64)
             out += value * (table[through] - table[above])
             above = through
-        # the smallest value fills every position left, with no count; a smallest
-        # value of 0 adds nothing (out starts at +0.0 and never holds -0.0)
+        # the smallest value fills every position left, with no count (none where
+        # a segment does not hold it: the larger values' counts reach its length);
+        # a smallest value of 0 adds nothing (out starts at +0.0, never holds -0.0)
         if values[0] != 0:
             out += values[0] * (table[length] - table[above])
         return out
