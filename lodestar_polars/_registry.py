@@ -212,6 +212,10 @@ class MetricSpec:
     names: tuple[Name, ...]
     summary: str
     """What the metric is, as the docs' name table says it."""
+    higher_is_better: bool = field(kw_only=True)
+    """Whether a larger value is a better ranking or model (False for the losses and
+    errors: ``coverage_error``, ``label_ranking_loss``, ``log_loss``, ``brier_score``).
+    Given for every entry; :func:`direction` and ``lp.compare`` read it."""
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
     default_k: int | None = None
@@ -254,6 +258,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("dcg_score", "scikit-learn")),
         "discounted cumulative gain, ties averaged",
+        higher_is_better=True,
         ties=True,
         top_k_only=True,
     ),
@@ -269,6 +274,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("ndcg_cut", "trec_eval", trec_cutoff=True, cutoff="required"),
         ),
         "normalized DCG, ties averaged",
+        higher_is_better=True,
         trec=("ndcg", "ndcg_cut"),
         ties=True,
         judged_ideal=True,
@@ -287,6 +293,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("RR", "ir_measures", exact_case=True),
         ),
         "reciprocal rank of the first relevant row, its expectation over ties",
+        higher_is_better=True,
         trec=("recip_rank", "recip_rank"),
         ties=True,
         top_k_only=True,
@@ -302,6 +309,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("top_k_accuracy_score", "scikit-learn"),
         ),
         "whether the true class is in the top k (without @k, k=2)",
+        higher_is_better=True,
         default_k=2,
         row_order=True,
     ),
@@ -316,6 +324,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("average_precision_score", "scikit-learn"),
         ),
         "scikit-learn's binary average precision (AP cut at k is 'map@k')",
+        higher_is_better=True,
     ),
     MetricSpec(
         "coverage_error",
@@ -325,6 +334,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("coverage_error", "scikit-learn")),
         "how far down one reads to see every relevant label",
+        higher_is_better=False,
     ),
     MetricSpec(
         "label_ranking_loss",
@@ -334,6 +344,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("label_ranking_loss", "scikit-learn")),
         "fraction of (relevant, irrelevant) pairs ranked wrongly",
+        higher_is_better=False,
     ),
     MetricSpec(
         "label_ranking_average_precision",
@@ -346,6 +357,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("label_ranking_average_precision_score", "scikit-learn"),
         ),
         "label ranking average precision",
+        higher_is_better=True,
     ),
     MetricSpec(
         "dcg_burges",
@@ -355,6 +367,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("dcg_burges", "ranx")),
         "DCG with the gain 2^rel - 1 (ranx's Burges DCG)",
+        higher_is_better=True,
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         top_k_only=True,
@@ -367,6 +380,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("ndcg_burges", "ranx")),
         "NDCG with the gain 2^rel - 1 (ranx's Burges NDCG)",
+        higher_is_better=True,
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         judged_ideal=True,
@@ -384,6 +398,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("P", "ir_measures"),
         ),
         "relevant rows in the top k over k (without @k, the whole group)",
+        higher_is_better=True,
         trec=(None, "P"),
         ties=True,
         top_k_only=True,
@@ -400,6 +415,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("R", "ir_measures"),
         ),
         "relevant rows in the top k over all relevant rows (without @k, the whole group)",
+        higher_is_better=True,
         trec=(None, "recall"),
         ties=True,
         judged=True,
@@ -417,6 +433,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("Success", "ir_measures"),
         ),
         "chance of a relevant row in the top k",
+        higher_is_better=True,
         trec=(None, "success"),
         ties=True,
         top_k_only=True,
@@ -433,6 +450,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("r-precision", "ranx"),
         ),
         "precision at R, the number of relevant rows",
+        higher_is_better=True,
         trec=("Rprec", None),
         ties=True,
         judged=True,
@@ -450,6 +468,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("AP", "ir_measures", exact_case=True),
         ),
         "AP over the top k, denominator the relevant rows (trec_eval's map_cut)",
+        higher_is_better=True,
         trec=("map", "map_cut"),
         ties=True,
         judged=True,
@@ -463,6 +482,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("auc", "lodestar_polars"), Name("roc_auc_score", "scikit-learn")),
         "ROC AUC of the group, a tie scoring one half (null for one class)",
+        higher_is_better=True,
     ),
     MetricSpec(
         "log_loss",
@@ -472,6 +492,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(),
         "mean log loss of probabilities, clipped as scikit-learn clips them",
+        higher_is_better=False,
     ),
     MetricSpec(
         "brier_score",
@@ -481,6 +502,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("brier", "lodestar_polars"), Name("brier_score_loss", "scikit-learn")),
         "mean squared error of probabilities (scikit-learn's brier_score_loss)",
+        higher_is_better=False,
     ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
@@ -573,6 +595,111 @@ def resolve(text: str) -> Resolved | None:
             msg += " (AP cut at k is 'map@k')"
         raise InvalidParameterError(msg)
     return resolved
+
+
+Direction = Literal["higher", "lower"]
+"""Which way a metric improves: larger values better, or smaller."""
+
+OTHER_DIRECTIONS: Mapping[str, Direction] = MappingProxyType(
+    {
+        # scikit-learn's expected calibration error, under its two spellings
+        "expected_calibration_error": "lower",
+        "ece": "lower",
+        # lp.report's micro family (hit@k; mrr@k and ndcg@k are registry names)
+        "hit@k": "higher",
+    }
+)
+"""Column names that are not :func:`resolve` names, and their direction (lowercase;
+``@k`` stands for any cutoff)."""
+
+TREC_DIRECTIONS: Mapping[str, Direction | None] = MappingProxyType(
+    {
+        # counts: how many, not how good (a larger num_rel_ret may come of a longer run)
+        "num_q": None,
+        "num_ret": None,
+        "num_rel": None,
+        "num_rel_ret": None,
+        "num_nonrel_judged_ret": None,
+        "runid": None,
+        "relstring": None,
+        # measures: each a score of the ranking, larger better
+        "map": "higher",
+        "gm_map": "higher",
+        "Rprec": "higher",
+        "bpref": "higher",
+        "gm_bpref": "higher",
+        "recip_rank": "higher",
+        "iprec_at_recall": "higher",
+        "P": "higher",
+        "recall": "higher",
+        "infAP": "higher",
+        "Rprec_mult": "higher",
+        "utility": "higher",
+        "11pt_avg": "higher",
+        "binG": "higher",
+        "G": "higher",
+        "ndcg": "higher",
+        "ndcg_rel": "higher",
+        "Rndcg": "higher",
+        "ndcg_cut": "higher",
+        "map_cut": "higher",
+        "relative_P": "higher",
+        "success": "higher",
+        "set_P": "higher",
+        "set_recall": "higher",
+        "set_relative_P": "higher",
+        "set_map": "higher",
+        "set_F": "higher",
+        "map_avgjg": "higher",
+        "Rprec_mult_avgjg": "higher",
+        "P_avgjg": "higher",
+        "yaap": "higher",
+    }
+)
+"""trec_eval's measures as it prints them (``lp.trec.evaluate`` writes the same names), and
+their direction: None for the counts."""
+
+_TREC_PARAMS = re.compile(r"^(?P<base>.+?)[._](?P<params>[0-9][0-9.,=]*)$")
+
+
+def direction(column: str) -> Direction | None:
+    """Whether larger (``"higher"``) or smaller (``"lower"``) values of a column are better.
+
+    ``column`` is read as :func:`lodestar_polars.evaluate` writes it, through
+    :func:`resolve` (``"ndcg@10"``, ``"brier"``, ``"brier_score_loss"``, ``"P.10"``,
+    ``"map_cut.100"``: the metric's :attr:`MetricSpec.higher_is_better`); as
+    :func:`lodestar_polars.trec.evaluate` and trec_eval write it (``"map"``,
+    ``"P_10"``, ``"ndcg_cut_10"``, ``"bpref"``, ``"iprec_at_recall_0.10"``, from
+    :data:`TREC_DIRECTIONS`: its parameters after ``_`` or ``.`` are digits, dots,
+    commas and ``=``); or as one of :data:`OTHER_DIRECTIONS` (``"ece"``, the
+    report's ``"hit@10"``).  None for a count (``num_ret``) and for any other
+    column: a name is never guessed from its ending (``_loss``, ``_error``).
+
+    Examples
+    --------
+    >>> [direction(c) for c in ["ndcg@10", "brier", "P_10", "num_ret", "my_loss"]]
+    ['higher', 'lower', 'higher', None, None]
+    """
+    if not isinstance(column, str):
+        return None
+    try:
+        found = resolve(column)
+    except InvalidParameterError:  # a name of another tool, a cutoff where none goes
+        found = None
+    if found is not None:
+        return "higher" if found.spec.higher_is_better else "lower"
+    text = column.strip()
+    match = _PATTERN.match(text)
+    if match is not None and match["sep"] in (None, "@"):
+        key = match["name"].lower() + ("@k" if match["sep"] == "@" else "")
+        if key in OTHER_DIRECTIONS:
+            return OTHER_DIRECTIONS[key]
+    if text in TREC_DIRECTIONS:
+        return TREC_DIRECTIONS[text]
+    params = _TREC_PARAMS.match(text)
+    if params is not None and params["base"] in TREC_DIRECTIONS:
+        return TREC_DIRECTIONS[params["base"]]
+    return None
 
 
 def unknown_metric_message(text: object) -> str:
