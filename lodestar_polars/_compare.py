@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._registry import Direction, direction
 from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars.exceptions import InvalidParameterError
 
 Test = Literal["student", "fisher", "bootstrap"]
 Correction = Literal["holm", "bonferroni"]
@@ -44,7 +46,6 @@ _GAMMA = 100.0 * float(np.finfo(np.float64).eps)
 _TESTS = ("bootstrap", "fisher", "student")
 _CORRECTIONS = ("bonferroni", "holm", None)
 _MISSING = ("intersect", "raise")
-_LOWER_IS_BETTER = ("coverage_error", "label_ranking_loss")
 _SUPERSCRIPT = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 
 Array = npt.NDArray[np.float64]
@@ -461,10 +462,15 @@ class Comparison:
         baseline), ``ci_low``, ``ci_high``, ``p_value``, ``significant``.
     pairs : polars.DataFrame
         Every ordered pair of runs: ``run``, ``other``, ``metric``, ``difference``,
-        ``p_value``, ``p_adjusted``, ``better`` (``run`` significantly better than ``other``).
-        The source of the report's superscripts.
+        ``p_value``, ``p_adjusted``, ``better`` (``run`` significantly better than ``other``;
+        null for a metric whose direction is unknown). The source of the report's
+        superscripts.
     baseline, test, correction, alpha, n_queries
         The options the comparison ran with and the number of queries compared.
+    directions : mapping of str to "higher", "lower" or None
+        Each metric's direction (larger values better, or smaller): the user's
+        ``lower_is_better`` / ``higher_is_better``, else the metric registry's; None
+        where neither knows it.
     """
 
     table: pl.DataFrame
@@ -474,6 +480,7 @@ class Comparison:
     correction: str | None
     alpha: float
     n_queries: int
+    directions: Mapping[str, Direction | None] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return repr(self.table)
@@ -504,6 +511,18 @@ class Comparison:
             f"per metric; {self.n_queries} queries)."
         )
 
+    def _undirected(self) -> str:
+        """The note on the metrics without a direction (no superscripts); empty if none."""
+        metrics = self.table["metric"].unique(maintain_order=True).to_list()
+        unknown = [m for m in metrics if self.directions.get(m) is None]
+        if not unknown:
+            return ""
+        names = ", ".join(repr(m) for m in unknown)
+        return (
+            f"No superscripts on {names}: whether higher or lower is better is not known "
+            "(name it in compare's higher_is_better= or lower_is_better=)."
+        )
+
     def to_markdown(self, *, digits: int = 4) -> str:
         """The means as a Markdown table, ranx-style superscripts marking significance.
 
@@ -517,6 +536,8 @@ class Comparison:
             "",
             self._legend(),
         ]
+        if note := self._undirected():
+            lines.append(note)
         return "\n".join(lines)
 
     def to_latex(self, *, digits: int = 4) -> str:
@@ -544,14 +565,43 @@ class Comparison:
             r"\midrule",
             *(" & ".join([r[0], esc(r[1]), *r[2:]]) + r" \\" for r in rows),
             r"\bottomrule",
-            r"\end{tabular}",
         ]
+        if note := self._undirected():
+            width = 2 + len(metrics)
+            lines.append(rf"\multicolumn{{{width}}}{{l}}{{\footnotesize {esc(note)}}} \\")
+        lines.append(r"\end{tabular}")
         return "\n".join(lines)
 
 
-def _lower_is_better(metric: str, extra: Sequence[str]) -> bool:
-    base = metric.split("@")[0].lower()
-    return metric in extra or base in _LOWER_IS_BETTER or base.endswith(("_loss", "_error"))
+def _metric_names(value: object, name: str) -> list[str]:
+    """``lower_is_better`` / ``higher_is_better``: a column name or a sequence of them."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    msg = (
+        f"The {name!r} parameter of compare must be a str or a sequence of str (metric "
+        f"column names). Got {value!r} instead."
+    )
+    raise InvalidParameterError(msg)
+
+
+def _directions(
+    metrics: Sequence[str], lower: Sequence[str], higher: Sequence[str]
+) -> dict[str, Direction | None]:
+    """Each metric's direction: the user's lists (exact names), else the registry's."""
+    for option, names in (("lower_is_better", lower), ("higher_is_better", higher)):
+        for m in names:
+            if m not in metrics:
+                msg = (
+                    f"The {option!r} parameter of compare names {m!r}, which is not a "
+                    f"compared metric (the metrics are {list(metrics)}; names match exactly)."
+                )
+                raise InvalidParameterError(msg)
+    out: dict[str, Direction | None] = {}
+    for m in metrics:
+        out[m] = "lower" if m in lower else "higher" if m in higher else direction(m)
+    return out
 
 
 def compare(
@@ -567,7 +617,8 @@ def compare(
     run: str = "run",
     query: str | Sequence[str] | None = None,
     missing: Missing = "raise",
-    lower_is_better: Sequence[str] = (),
+    lower_is_better: str | Sequence[str] = (),
+    higher_is_better: str | Sequence[str] = (),
 ) -> Comparison:
     """Paired significance tests of several runs against a baseline, over per-query values.
 
@@ -602,9 +653,19 @@ def compare(
     missing : {"raise", "intersect"}, default="raise"
         Queries that some runs lack: ``"raise"`` refuses, naming the run, the count and
         examples; ``"intersect"`` compares on the queries every run has.
-    lower_is_better : sequence of str, default=()
-        Metrics where lower is better, for the report's superscripts (names ending in
-        ``_loss`` or ``_error`` are).
+    lower_is_better : str or sequence of str, default=()
+        Metric columns where lower is better, named exactly as written (``"recall@100"``
+        names that column and no other). A metric's direction otherwise comes from the
+        metric registry (:func:`lodestar_polars._registry.direction`): the losses and
+        errors (``log_loss``, ``brier``, ``brier_score_loss``, ``coverage_error``,
+        ``label_ranking_loss``, ``ece``) are lower-is-better, every other metric
+        ``lp.evaluate``, ``lp.trec.evaluate`` or trec_eval writes higher-is-better, and a
+        count (``num_ret``) or an unknown column has no direction.
+    higher_is_better : str or sequence of str, default=()
+        Metric columns where higher is better, for columns the registry does not know.
+        A metric of unknown direction that neither list names is compared (p-value,
+        interval, ``significant``) but no run is called better on it: ``better`` is null
+        in ``.pairs`` and the report puts no superscript on it, and says so.
 
     Returns
     -------
@@ -617,10 +678,14 @@ def compare(
 
     Raises
     ------
+    InvalidParameterError
+        An option outside its domain (a ``ValueError``): an unknown ``test``, ``alpha``
+        outside (0, 1), a ``seed`` that is not None or an int >= 0, a metric named in both
+        ``lower_is_better`` and ``higher_is_better`` or in either but not compared.
     ValueError
         Runs with different query sets (with ``missing="raise"``), a metric missing in one
-        run, a null or NaN value, fewer than 2 queries or runs, a query listed twice, an
-        unknown option.
+        run, a null, NaN or infinite value, fewer than 2 queries or runs, a query listed
+        twice.
 
     Notes
     -----
@@ -675,6 +740,15 @@ def compare(
             f"Got {baseline!r} instead."
         )
         raise _fail(msg)
+    lower = _metric_names(lower_is_better, "lower_is_better")
+    higher = _metric_names(higher_is_better, "higher_is_better")
+    both = [m for m in lower if m in higher]
+    if both:
+        msg = (
+            f"The 'lower_is_better' and 'higher_is_better' parameters of compare both name "
+            f"{both[0]!r}: a metric improves one way."
+        )
+        raise InvalidParameterError(msg)
     metric_list = (
         [metrics] if isinstance(metrics, str) else None if metrics is None else list(metrics)
     )
@@ -688,6 +762,7 @@ def compare(
         missing=missing,
     )
     runs, names, values = data.runs, data.metrics, data.values
+    directions = _directions(names, lower, higher)
     k, n, n_metrics = values.shape
     # Put the baseline first; every ordered pair (i, j), i < j, in one difference matrix.
     order = [runs.index(baseline)] + [i for i in range(k) if runs[i] != baseline]
@@ -757,10 +832,15 @@ def compare(
         for m in range(n_metrics):
             delta = float(mean_diff[idx, m])
             sig = bool(adjusted_all[idx, m] <= alpha)
-            lower = _lower_is_better(names[m], lower_is_better)
+            way = directions[names[m]]
+            lower = way == "lower"
             i_wins = (delta < 0) if lower else (delta > 0)
             j_wins = (delta > 0) if lower else (delta < 0)
             pv, pa = float(p[idx, m]), float(adjusted_all[idx, m])
+            if way is None:  # unknown direction: a difference, not a win
+                pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, None))
+                pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, None))
+                continue
             pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, sig and i_wins))
             pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, sig and j_wins))
     pair_frame = pl.DataFrame(
@@ -776,4 +856,4 @@ def compare(
         },
         orient="row",
     )
-    return Comparison(table, pair_frame, baseline, test, correction, float(alpha), n)
+    return Comparison(table, pair_frame, baseline, test, correction, float(alpha), n, directions)

@@ -325,6 +325,124 @@ def test_lower_is_better_reverses_the_superscripts() -> None:
     assert "| a | a | 0.5000ᵇ |" in md
 
 
+@pytest.mark.parametrize("column", ["brier", "brier_score", "brier_score_loss", "log_loss"])
+def test_a_higher_loss_is_not_better(column: str) -> None:
+    """A run with a higher Brier score (log loss) is worse, and significantly so here.
+
+    The per-query values are lp.evaluate's, checked against scikit-learn's
+    brier_score_loss / log_loss; the run with the larger loss must get no superscript.
+    """
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(12)
+    n_q, n_rows = 12, 30
+    truth = rng.integers(0, 2, (n_q, n_rows))
+    sharp = np.clip(np.where(truth == 1, 0.8, 0.2) + rng.normal(0, 0.05, truth.shape), 0.01, 0.99)
+    vague = np.clip(0.5 + 0.1 * (sharp - 0.5), 0.01, 0.99)  # same order, far from the truth
+    runs = {}
+    for name, prob in (("sharp", sharp), ("vague", vague)):
+        log = pl.DataFrame(
+            {"query": np.repeat(np.arange(n_q), n_rows), "y": truth.ravel(), "p": prob.ravel()}
+        )
+        runs[name] = lp.evaluate(log, [column], by="query", y_true="y", y_score="p").sort("query")
+    score = sk.log_loss if column == "log_loss" else sk.brier_score_loss
+    for name, prob in (("sharp", sharp), ("vague", vague)):
+        expected = [score(truth[q], prob[q]) for q in range(n_q)]
+        np.testing.assert_allclose(runs[name][column].to_numpy(), expected, rtol=1e-12)
+    result = lp.compare(runs, baseline="vague")
+    assert _row(result, "sharp", column)["difference"] < 0  # sharp: the lower loss
+    assert _row(result, "sharp", column)["significant"] is True
+    better = {(r, o): b for r, o, b in result.pairs.select("run", "other", "better").iter_rows()}
+    assert better == {("vague", "sharp"): False, ("sharp", "vague"): True}
+    assert result.directions == {column: "lower"}
+    md = result.to_markdown().splitlines()
+    assert md[2].startswith("| a | vague | ")
+    assert md[2].endswith(" |")
+    assert "ᵇ" not in md[2]
+    assert md[3].endswith("ᵃ |")
+
+
+def test_lower_is_better_names_exact_columns() -> None:
+    """lower_is_better=['recall@100'] reverses recall@100 and not recall@1000."""
+    x = np.linspace(0.1, 0.7, 10)
+    frame = pl.concat(
+        pl.DataFrame(
+            {"run": r, "query": [f"q{i}" for i in range(10)], "recall@100": v, "recall@1000": v}
+        )  # fmt: skip
+        for r, v in (("a", x), ("b", x + 0.2))
+    )
+    result = lp.compare(frame, baseline="a", lower_is_better=["recall@100"])
+    assert result.directions == {"recall@100": "lower", "recall@1000": "higher"}
+    better = result.pairs.filter(pl.col("run") == "b").select("metric", "better").rows()
+    assert dict(better) == {"recall@100": False, "recall@1000": True}
+    assert "| b | b | 0.6000 | 0.6000ᵃ |" in result.to_markdown()
+    assert "| a | a | 0.4000ᵇ | 0.4000 |" in result.to_markdown()
+
+
+def test_unknown_direction_gets_no_better_mark() -> None:
+    """A column the registry does not know: compared, but no run is called better on it."""
+    x = np.linspace(0.1, 0.7, 10)
+    frame = pl.concat(
+        pl.DataFrame(
+            {"run": r, "query": [f"q{i}" for i in range(10)], "latency": v, "my_error": v}
+        )  # fmt: skip
+        for r, v in (("a", x), ("b", x + 0.2))
+    )
+    result = lp.compare(frame, baseline="a")
+    assert result.directions == {"latency": None, "my_error": None}
+    assert result.pairs["better"].null_count() == result.pairs.height
+    assert _row(result, "b", "latency")["significant"] is True  # the test still runs
+    md = result.to_markdown()
+    assert "ᵃ" not in md
+    assert "ᵇ" not in md
+    assert md.splitlines()[-1] == (
+        "No superscripts on 'latency', 'my_error': whether higher or lower is better is not "
+        "known (name it in compare's higher_is_better= or lower_is_better=)."
+    )
+    tex = result.to_latex()
+    assert "$^" not in tex
+    assert (
+        r"\multicolumn{4}{l}{\footnotesize No superscripts on 'latency', 'my\_error': whether"
+        in tex
+    )
+    named = lp.compare(frame, baseline="a", higher_is_better="my_error", lower_is_better="latency")
+    assert named.directions == {"latency": "lower", "my_error": "higher"}
+    md = named.to_markdown()
+    assert "| a | a | 0.4000ᵇ | 0.4000 |" in md
+    assert "| b | b | 0.6000 | 0.6000ᵃ |" in md
+    assert "No superscripts" not in md
+    assert "multicolumn" not in named.to_latex()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"lower_is_better": ["ndcg@10"], "higher_is_better": ("ndcg@10",)},
+            "The 'lower_is_better' and 'higher_is_better' parameters of compare both name "
+            "'ndcg@10': a metric improves one way.",
+        ),
+        (
+            {"lower_is_better": ["ndcg"]},
+            "The 'lower_is_better' parameter of compare names 'ndcg', which is not a compared "
+            "metric (the metrics are ['ndcg@10']; names match exactly).",
+        ),
+        (
+            {"higher_is_better": ["ndcg@1"]},
+            "The 'higher_is_better' parameter of compare names 'ndcg@1', which is not a "
+            "compared metric",
+        ),
+        (
+            {"higher_is_better": [1]},
+            "The 'higher_is_better' parameter of compare must be a str or a sequence of str "
+            "(metric column names). Got [1] instead.",
+        ),
+    ],
+)
+def test_direction_options_refused(kwargs: dict[str, object], msg: str) -> None:
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.compare(_bad(), baseline="a", **kwargs)  # type: ignore[arg-type]
+
+
 def test_missing_intersect() -> None:
     """Missing intersect."""
     values = _runs(10, k=2, seed=9)
