@@ -827,22 +827,20 @@ def compare(
         orient="row",
     )
     adjusted_all = np.stack([adjust(p[:, m], correction) for m in range(n_metrics)], axis=1)
-    pair_rows = []
+    pair_rows: list[tuple[str, str, str, float, float, float, bool | None]] = []
     for idx, (i, j) in enumerate(pairs):
         for m in range(n_metrics):
             delta = float(mean_diff[idx, m])
             sig = bool(adjusted_all[idx, m] <= alpha)
             way = directions[names[m]]
-            lower = way == "lower"
-            i_wins = (delta < 0) if lower else (delta > 0)
-            j_wins = (delta > 0) if lower else (delta < 0)
             pv, pa = float(p[idx, m]), float(adjusted_all[idx, m])
-            if way is None:  # unknown direction: a difference, not a win
-                pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, None))
-                pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, None))
-                continue
-            pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, sig and i_wins))
-            pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, sig and j_wins))
+            i_better: bool | None = None  # unknown direction: a difference, not a win
+            j_better: bool | None = None
+            if way is not None:
+                gain = delta if way == "higher" else -delta  # i's gain over j
+                i_better, j_better = sig and gain > 0, sig and gain < 0
+            pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, i_better))
+            pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, j_better))
     pair_frame = pl.DataFrame(
         pair_rows,
         schema={
