@@ -362,16 +362,27 @@ def _collect(
         msg = f"compare needs at least 2 runs; got {names}."
         raise _fail(msg)
     full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
-    # Every value must be a number.
+    # Every value must be a finite number: an infinity would make the mean infinite, the
+    # t statistic NaN and the resampling tests' p-values 0.
     for m in metrics:
-        bad = full.filter(pl.col(m).is_null() | pl.col(m).is_nan())
+        value = pl.col(m)
+        bad = full.filter(value.is_null() | ~value.is_finite())
         if bad.height:
             r = bad[_RUN][0]
             which = bad.filter(pl.col(_RUN) == r)
+            kinds = [
+                kind
+                for kind, found in (
+                    ("null", which[m].is_null()),
+                    ("NaN", which[m].is_nan()),
+                    ("infinite", which[m].is_infinite()),
+                )
+                if found.any()
+            ]
             msg = (
-                f"run {r!r} has {which.height} null or NaN value(s) of {m!r} (queries "
-                f"{_examples(which.select(query))}): a per-query value is needed for every query "
-                "(score those queries, or drop them from every run)."
+                f"run {r!r} has {which.height} {' or '.join(kinds)} value(s) of {m!r} (queries "
+                f"{_examples(which.select(query))}): a finite per-query value is needed for "
+                "every query (score those queries, or drop them from every run)."
             )
             raise _fail(msg)
     key = pl.col(query[0]) if len(query) == 1 else pl.struct(query)

@@ -499,7 +499,7 @@ def _bad() -> pl.DataFrame:
                 .alias("ndcg@10")
             ),
             {},
-            "run 'a' has 1 null or NaN value(s) of 'ndcg@10' (queries 'q2'): a per-query value "
+            "run 'a' has 1 NaN value(s) of 'ndcg@10' (queries 'q2'): a finite per-query value "
             "is needed for every query (score those queries, or drop them from every run).",
         ),
         (_bad, {"baseline": "c"}, "baseline 'c' is not one of the runs ['a', 'b']."),
@@ -551,6 +551,48 @@ def test_bad_input(make: object, kwargs: dict[str, object], msg: str) -> None:
     options: dict[str, object] = {"baseline": "a", **kwargs}
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.compare(make(), **options)  # type: ignore[operator, arg-type]
+
+
+@pytest.mark.parametrize("test", ["student", "fisher", "bootstrap"])
+@pytest.mark.parametrize(
+    ("values", "kinds", "queries"),
+    [
+        ([np.inf, 0.2, 0.5], "infinite", "'q0'"),
+        ([0.3, -np.inf, 0.5], "infinite", "'q1'"),
+        ([np.inf, None, -np.inf], "null or infinite", "'q0', 'q1', 'q2'"),
+        ([np.nan, np.inf, 0.5], "NaN or infinite", "'q0', 'q1'"),
+    ],
+)
+def test_non_finite_values_refused(
+    test: str, values: list[float | None], kinds: str, queries: str
+) -> None:
+    """+inf and -inf are refused as null and NaN are, naming the run, metric and queries."""
+    frame = pl.concat(
+        [
+            _bad().filter(pl.col("run") == "a"),
+            pl.DataFrame(
+                {"run": "b", "query": ["q0", "q1", "q2"], "ndcg@10": values},
+                schema={"run": pl.String, "query": pl.String, "ndcg@10": pl.Float64},
+            ),
+        ]
+    )
+    count = len(queries.split(", "))
+    msg = (
+        f"run 'b' has {count} {kinds} value(s) of 'ndcg@10' (queries {queries}): a finite "
+        "per-query value is needed for every query (score those queries, or drop them from "
+        "every run)."
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.compare(frame, baseline="a", test=test)  # type: ignore[arg-type]
+    long = {
+        name: pl.DataFrame(
+            {"qid": ["q0", "q1", "q2"], "measure": "map", "value": v},
+            schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64},
+        )
+        for name, v in (("a", [0.1, 0.2, 0.3]), ("b", values))
+    }
+    with pytest.raises(ValueError, match=re.escape(msg.replace("ndcg@10", "map"))):
+        lp.compare(long, baseline="a", test=test)  # type: ignore[arg-type]
 
 
 # ---- the command line --------------------------------------------------------------------
