@@ -40,8 +40,9 @@ _RUN = "__lp_run__"
 EXACT_MAX = 20
 #: Elements of one block of resamples (a float64 matrix of 128 MiB at most).
 _BLOCK = 1 << 24
-#: Relative tolerance for null values that equal the observed one but for rounding.
-_GAMMA = 100.0 * float(np.finfo(np.float64).eps)
+#: Null values within this many ulps of the data's magnitude of the observed one are ties.
+TIE_ULPS = 256.0
+_EPS = float(np.finfo(np.float64).eps)
 
 _TESTS = ("bootstrap", "fisher", "student")
 _CORRECTIONS = ("bonferroni", "holm", None)
@@ -100,15 +101,33 @@ def _sign_sums_exact(d: Array) -> Iterator[Array]:
         yield sums
 
 
-def fisher_exact(d: Array) -> Array:
+def tolerance(d: Array, magnitude: Array | None = None) -> Array:
+    """How far a resampled mean may sit from the observed one and still tie with it.
+
+    ``TIE_ULPS * eps * magnitude`` per column, ``magnitude`` the mean of
+    ``|run_i| + |baseline_i|`` over the queries (by default ``mean(|d_i|)``, the
+    differences alone). Each ``d_i = run_i - baseline_i`` carries a rounding error up to
+    ``eps * (|run_i| + |baseline_i|)``, so two sign patterns that are equal in exact
+    arithmetic can differ by about ``eps * magnitude`` in their means, however small the
+    ``d_i`` themselves are; 256 ulps of it leave room for the sums' own rounding.
+    scipy's ``gamma`` (100 ulps of the observed statistic) misses such ties when the
+    differences are small next to the values (docs/compare.md).
+    """
+    if magnitude is None:
+        magnitude = np.abs(d).mean(axis=0)
+    return TIE_ULPS * _EPS * np.asarray(magnitude, dtype=np.float64)
+
+
+def fisher_exact(d: Array, magnitude: Array | None = None) -> Array:
     """Exact two-sided randomization p-value of the mean of each column of ``d``.
 
     scipy's rule: ``min(1, 2 * min(P(null <= obs), P(null >= obs)))`` over all ``2**n``
-    sign patterns, null values within rounding of the observed one counted as equal.
+    sign patterns, null values within :func:`tolerance` of the observed one counted as
+    equal (on both sides).
     """
     n, k = d.shape
     observed = d.mean(axis=0)
-    gamma = _GAMMA * np.maximum(np.abs(observed), np.abs(d).mean(axis=0))
+    gamma = tolerance(d, magnitude)
     p = np.empty(k)
     start = 0
     for sums in _sign_sums_exact(d):
@@ -132,15 +151,15 @@ def _random_flips(n: int, n_resamples: int, rng: np.random.Generator) -> Iterato
         yield np.unpackbits(raw, axis=1, count=n).astype(np.float64)
 
 
-def fisher_monte_carlo(d: Array, flips: Iterable[Array]) -> Array:
+def fisher_monte_carlo(d: Array, flips: Iterable[Array], magnitude: Array | None = None) -> Array:
     """Monte Carlo two-sided randomization p-value from blocks of 0/1 flip indicators.
 
     scipy's Monte Carlo rule: the observed pattern counts once more,
-    ``(count + 1) / (n_resamples + 1)`` on each side.
+    ``(count + 1) / (n_resamples + 1)`` on each side; ties within :func:`tolerance`.
     """
     n = d.shape[0]
     observed = d.mean(axis=0)
-    gamma = _GAMMA * np.maximum(np.abs(observed), np.abs(d).mean(axis=0))
+    gamma = tolerance(d, magnitude)
     total = d.sum(axis=0)
     less = np.zeros(d.shape[1])
     greater = np.zeros(d.shape[1])
@@ -162,13 +181,18 @@ def _random_indices(
 
 
 def bootstrap(
-    d: Array, indices: Iterable[npt.NDArray[np.integer]], alpha: float
+    d: Array,
+    indices: Iterable[npt.NDArray[np.integer]],
+    alpha: float,
+    magnitude: Array | None = None,
 ) -> tuple[Array, Array, Array]:
     """Paired bootstrap of the mean of each column of ``d``: (p-value, ci_low, ci_high).
 
     ``indices`` are blocks of resamples, each row ``n`` query positions drawn with
     replacement (scipy draws ``rng.integers(0, n, (n_resamples, n))``). Each row becomes
-    counts, and the resampled means of every column are one matrix product.
+    counts, and the resampled means of every column are one matrix product. A centred
+    resampled mean as far from 0 as the observed one but for :func:`tolerance` counts as
+    far.
     """
     n = d.shape[0]
     means = []
@@ -180,7 +204,7 @@ def bootstrap(
     boot = np.concatenate(means)
     observed = d.mean(axis=0)
     low, high = np.quantile(boot, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    gamma = _GAMMA * np.maximum(np.abs(observed), np.abs(d).mean(axis=0))
+    gamma = tolerance(d, magnitude)
     far = np.count_nonzero(np.abs(boot - observed) >= np.abs(observed) - gamma, axis=0)
     p = np.minimum((far + 1.0) / (boot.shape[0] + 1.0), 1.0)
     return p, low, high
@@ -707,6 +731,12 @@ def compare(
     is ``scipy.stats.bootstrap``'s percentile interval on the same resamples. Two
     identical runs get p = 1 (scipy: NaN).
 
+    A resampled mean counts as tied with the observed one (as extreme) when the two
+    differ by at most ``256 * eps * mean(|run_i| + |baseline_i|)``: the rounding of the
+    differences is at the size of the values, not of the differences. scipy's tolerance,
+    ``100 * eps * |observed|``, misses such ties when the differences are small next to
+    the values, and there its p-value is smaller (docs/compare.md, "Ties and rounding").
+
     Examples
     --------
     >>> import polars as pl
@@ -785,16 +815,20 @@ def compare(
     # pairwise (error ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at
     # 1e5 queries that put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off.
     d = np.asfortranarray(diff.reshape(n, -1))
+    # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
+    # the scale of the rounding in d, and so of the resampling tests' tie tolerance.
+    size = np.abs(values).mean(axis=1)  # (runs, metrics)
+    magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
     p, low, high = student(d, alpha)
     if test == "fisher":
         if n <= EXACT_MAX:
-            p = fisher_exact(d)
+            p = fisher_exact(d, magnitude)
         else:
             rng = np.random.default_rng(seed)
-            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng))
+            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
     elif test == "bootstrap":
         rng = np.random.default_rng(seed)
-        p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha)
+        p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
     shape = (len(pairs), n_metrics)
     p, low, high = p.reshape(shape), low.reshape(shape), high.reshape(shape)
     mean_diff = d.mean(axis=0).reshape(shape)

@@ -164,6 +164,59 @@ def test_fisher_exact_at_the_limit() -> None:
     assert _compare.fisher_exact(d)[0] == pytest.approx(expected, rel=1e-12)
 
 
+# Differences of 0.0002 between values near 0.5: equal in decimal, not in binary. The
+# sign patterns whose sums are equal in exact decimal arithmetic differ by ~1e-16.
+_TIE_BASE = np.array([0.5741, 0.5664, 0.4631, 0.3333])
+_TIE_RUN = np.array([0.5743, 0.5662, 0.4629, 0.3331])
+
+
+@pytest.mark.parametrize("shift", [0.0, 1000.0])
+def test_fisher_ties_within_rounding_of_the_values(shift: float) -> None:
+    """d = (a, -a, -a), a = 0.0002: p = 1 exactly, whatever rounding did to the d_i.
+
+    The 8 sign sums are -3a, -a (3 times), +a (3 times), +3a; the observed is -a, so 4 are
+    at or below it and 7 at or above: p = 2 * 4 / 8 = 1. scipy's permutation_test gives
+    0.75 (its tolerance, 100 ulps of the observed mean, misses two of the ties).
+    """
+    base, run = _TIE_BASE[:3] + shift, _TIE_RUN[:3] + shift
+    frame = _frame({"base": base, "run": run})
+    result = lp.compare(frame, baseline="base", test="fisher")
+    assert _row(result, "run")["p_value"] == 1.0
+    if shift == 0.0:
+        assert _scipy_fisher(run, base, n_resamples=np.inf) == pytest.approx(0.75)
+    # the rounding is real: without the values' magnitude, the differences alone miss ties
+    assert _compare.fisher_exact((run - base)[:, None])[0] < 1.0
+
+
+def test_fisher_monte_carlo_ties_within_rounding() -> None:
+    """The Monte Carlo branch counts the same ties.
+
+    d = (a, -a, -a); flipping queries (1, 2) or (1, 3) gives -a, a tie with the observed
+    sum; flipping (2, 3) gives +3a. Flips [(1,2), (1,3), (2,3) x 4]: 2 at or below the
+    observed, 6 at or above; scipy's Monte Carlo rule: 2 * min(2 + 1, 6 + 1) / (6 + 1).
+    """
+    base, run = _TIE_BASE[:3], _TIE_RUN[:3]
+    d = (run - base)[:, None]
+    magnitude = np.array([np.mean(np.abs(run) + np.abs(base))])
+    flips = np.array([[1, 1, 0], [1, 0, 1], *[[0, 1, 1]] * 4], dtype=np.float64)
+    assert _compare.fisher_monte_carlo(d, [flips], magnitude)[0] == pytest.approx(6 / 7)
+    assert _compare.fisher_monte_carlo(d, [flips])[0] < 6 / 7  # the rounding is real
+
+
+def test_bootstrap_p_value_ties_within_rounding() -> None:
+    """The bootstrap p-value counts a resampled mean at exactly |observed| from it as far.
+
+    d = (a, -a, -a, -a), observed -a/2. A resample with c copies of query 1 has mean
+    (c/2 - 1) a: c = 0 (-a) and c = 2 (0) are at exactly a/2 from the observed (ties,
+    far), c = 1 is the observed itself (not far), c = 3 is far. p = (3 + 1) / (4 + 1).
+    """
+    d = (_TIE_RUN - _TIE_BASE)[:, None]
+    magnitude = np.array([np.mean(np.abs(_TIE_RUN) + np.abs(_TIE_BASE))])
+    idx = np.array([[0, 1, 2, 3], [0, 0, 1, 2], [1, 2, 3, 1], [0, 0, 0, 1]])
+    assert _compare.bootstrap(d, [idx], 0.5, magnitude)[0][0] == pytest.approx(4 / 5)
+    assert _compare.bootstrap(d, [idx], 0.5)[0][0] < 4 / 5  # the rounding is real
+
+
 def test_fisher_monte_carlo_given_flips_by_hand() -> None:
     """Fisher monte carlo given flips by hand."""
     # d = (0.5, 0.25, 0.25), observed mean 1/3. Flip patterns give the means
