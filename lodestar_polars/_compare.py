@@ -28,6 +28,7 @@ import polars as pl
 
 from lodestar_polars._registry import Direction, direction
 from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars._validation import check_int, check_open_interval
 from lodestar_polars.exceptions import InvalidParameterError
 
 Test = Literal["student", "fisher", "bootstrap"]
@@ -64,7 +65,7 @@ def _check_option(value: object, name: str, allowed: Sequence[object]) -> None:
             f"The {name!r} parameter of compare must be one of {shown}{extra}. "
             f"Got {value!r} instead."
         )
-        raise _fail(msg)
+        raise InvalidParameterError(msg)
 
 
 # --------------------------------------------------------------------------------------
@@ -608,15 +609,15 @@ class Comparison:
         return "\n".join(lines)
 
 
-def _metric_names(value: object, name: str) -> list[str]:
-    """``lower_is_better`` / ``higher_is_better``: a column name or a sequence of them."""
+def _metric_names(value: object, name: str, what: str = "metric column names") -> list[str]:
+    """An option naming columns: a column name or a sequence of them."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
         return list(value)
     msg = (
-        f"The {name!r} parameter of compare must be a str or a sequence of str (metric "
-        f"column names). Got {value!r} instead."
+        f"The {name!r} parameter of compare must be a str or a sequence of str ({what}). "
+        f"Got {value!r} instead."
     )
     raise InvalidParameterError(msg)
 
@@ -763,24 +764,20 @@ def compare(
     _check_option(test, "test", _TESTS)
     _check_option(correction, "correction", _CORRECTIONS)
     _check_option(missing, "missing", _MISSING)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        msg = (
-            "The 'alpha' parameter of compare must be a float in the range (0, 1). "
-            f"Got {alpha!r} instead."
-        )
-        raise _fail(msg)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        msg = (
-            "The 'n_resamples' parameter of compare must be an int in the range [1, inf). "
-            f"Got {n_resamples!r} instead."
-        )
-        raise _fail(msg)
-    if not isinstance(baseline, str):
-        msg = (
-            "The 'baseline' parameter of compare must be a run name (str). "
-            f"Got {baseline!r} instead."
-        )
-        raise _fail(msg)
+    alpha = check_open_interval(alpha, "alpha", "compare", 0, 1)
+    resamples = check_int(n_resamples, "n_resamples", "compare", allow_none=False)
+    assert resamples is not None  # allow_none=False
+    n_resamples = resamples
+    seed = check_int(seed, "seed", "compare", low=0)  # for every test: one rule, one sentence
+    for option, value in (("baseline", baseline), ("run", run)):
+        if not isinstance(value, str):
+            msg = (
+                f"The {option!r} parameter of compare must be a str (a run name or column). "
+                f"Got {value!r} instead."
+            )
+            raise InvalidParameterError(msg)
+    metric_list = None if metrics is None else _metric_names(metrics, "metrics")
+    query_list = None if query is None else _metric_names(query, "query", "column names")
     lower = _metric_names(lower_is_better, "lower_is_better")
     higher = _metric_names(higher_is_better, "higher_is_better")
     both = [m for m in lower if m in higher]
@@ -790,10 +787,6 @@ def compare(
             f"{both[0]!r}: a metric improves one way."
         )
         raise InvalidParameterError(msg)
-    metric_list = (
-        [metrics] if isinstance(metrics, str) else None if metrics is None else list(metrics)
-    )
-    query_list = [query] if isinstance(query, str) else None if query is None else list(query)
     data = _collect(
         per_query,
         run=run,

@@ -648,6 +648,92 @@ def test_non_finite_values_refused(
         lp.compare(long, baseline="a", test=test)  # type: ignore[arg-type]
 
 
+_OPTION_ERRORS = [
+    (
+        {"seed": -1},
+        "The 'seed' parameter of compare must be an int in the range [0, inf) or None. "
+        "Got -1 instead.",
+    ),
+    (
+        {"seed": 1.5},
+        "The 'seed' parameter of compare must be an int in the range [0, inf) or None. "
+        "Got 1.5 instead.",
+    ),
+    (
+        {"seed": "0"},
+        "The 'seed' parameter of compare must be an int in the range [0, inf) or None. "
+        "Got '0' instead.",
+    ),
+    (
+        {"n_resamples": 10.0},
+        "The 'n_resamples' parameter of compare must be an int in the range [1, inf). "
+        "Got 10.0 instead.",
+    ),
+    (
+        {"alpha": True},
+        "The 'alpha' parameter of compare must be a float in the range (0, 1). Got True instead.",
+    ),
+    (
+        {"alpha": float("nan")},
+        "The 'alpha' parameter of compare must be a float in the range (0, 1). Got nan instead.",
+    ),
+    (
+        {"missing": "drop"},
+        "The 'missing' parameter of compare must be one of ['intersect', 'raise']. "
+        "Got 'drop' instead.",
+    ),
+    (
+        {"baseline": 1},
+        "The 'baseline' parameter of compare must be a str (a run name or column). Got 1 instead.",
+    ),
+    (
+        {"run": None},
+        "The 'run' parameter of compare must be a str (a run name or column). Got None instead.",
+    ),
+    (
+        {"metrics": 3},
+        "The 'metrics' parameter of compare must be a str or a sequence of str (metric column "
+        "names). Got 3 instead.",
+    ),
+    (
+        {"query": ["query", 2]},
+        "The 'query' parameter of compare must be a str or a sequence of str (column names). "
+        "Got ['query', 2] instead.",
+    ),
+]
+
+
+@pytest.mark.parametrize("test", ["student", "fisher", "bootstrap"])
+@pytest.mark.parametrize(("kwargs", "msg"), _OPTION_ERRORS)
+def test_options_refused_for_every_test(test: str, kwargs: dict[str, object], msg: str) -> None:
+    """A bad option is refused before any data is read, whatever the test, in one sentence."""
+    options: dict[str, object] = {"baseline": "a", "test": test, **kwargs}
+    with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
+        lp.compare(_bad(), **options)  # type: ignore[arg-type]
+    # before the data: the same sentence with a frame compare would refuse
+    with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
+        lp.compare(_bad().head(1), **options)  # type: ignore[arg-type]
+
+
+def test_option_errors_are_invalid_parameter_errors_data_errors_are_not() -> None:
+    with pytest.raises(lp.InvalidParameterError):
+        lp.compare(_bad(), baseline="a", test="wilcoxon")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="baseline 'c' is not one of the runs") as info:
+        lp.compare(_bad(), baseline="c")
+    assert not isinstance(info.value, lp.InvalidParameterError)
+
+
+def test_seed_zero_and_none_accepted() -> None:
+    """seed=0 (and a NumPy integer) reproduce; None draws fresh resamples."""
+    frame = _frame(_runs(30, k=2, seed=1))
+    a = lp.compare(frame, baseline="run0", test="bootstrap", seed=0, n_resamples=200)
+    b = lp.compare(frame, baseline="run0", test="bootstrap", seed=np.int64(0), n_resamples=200)
+    assert a.table.equals(b.table)
+    fresh = lp.compare(frame, baseline="run0", test="bootstrap", seed=None, n_resamples=200)
+    assert fresh.table["difference"].equals(a.table["difference"])
+    assert 0 < fresh.table["p_value"][1] <= 1
+
+
 # ---- the command line --------------------------------------------------------------------
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
