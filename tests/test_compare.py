@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -778,3 +779,58 @@ def test_cli_compare_refuses_runs_with_different_queries(
     assert cli_main(["trec", str(qrels), str(best), str(short), "-m", "map", "--compare"]) == 2
     err = capsys.readouterr().err
     assert "run 'short.test' lacks 1 of the 3 queries of the baseline 'results.test' ('301')" in err
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n"], ids=["empty", "blank-lines"])
+@pytest.mark.parametrize("where", ["second", "first", "after-the-options"])
+def test_cli_compare_names_an_empty_run_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, where: str
+) -> None:
+    """An empty run file is named by its path, whichever place it takes."""
+    empty = tmp_path / "empty.test"
+    empty.write_text(content)
+    qrels, best = str(TREC / "qrels.test"), str(TREC / "results.test")
+    argv = {
+        "second": [qrels, best, str(empty), "-m", "map", "--compare"],
+        "first": [qrels, str(empty), best, "-m", "map", "--compare"],
+        "after-the-options": [qrels, best, "-m", "map", "--compare", str(empty)],
+    }[where]
+    assert cli_main(["trec", *argv]) == 2
+    assert capsys.readouterr().err == (
+        f"lodestar-polars trec: error: run file {str(empty)!r} is empty: it has no line "
+        "`qid Q0 docno rank score tag` to compare (with -c, as trec_eval -c, each judged "
+        "query of an empty run scores 0).\n"
+    )
+
+
+def test_cli_compare_empty_run_with_c_scores_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -c an empty run is trec_eval -c's: every judged query scores 0."""
+    empty = tmp_path / "empty.test"
+    empty.write_text("")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    argv = ["trec", str(qrels), str(best), str(empty), "-m", "map", "-c", "--compare"]
+    assert cli_main([*argv, "--format", "csv"]) == 0
+    table = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    per_query = lp.trec.evaluate(qrels=qrels, run=best, measures="map", per_query=True)
+    values = per_query.filter(pl.col("qid") != "all")["value"].to_numpy()
+    row = table.filter(pl.col("run") == "empty.test").row(0, named=True)
+    assert row["mean"] == 0.0
+    assert row["difference"] == pytest.approx(-values.mean(), rel=1e-12)
+    assert row["p_value"] == pytest.approx(
+        scipy_stats.ttest_rel(np.zeros_like(values), values).pvalue, rel=1e-12
+    )
+
+
+def test_cli_compare_names_a_run_without_judged_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other.test"
+    other.write_text("999 Q0 d1 1 0.5 t\n")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    assert cli_main(["trec", str(qrels), str(best), str(other), "-m", "map", "--compare"]) == 2
+    assert capsys.readouterr().err == (
+        f"lodestar-polars trec: error: run file {str(other)!r}: no query to evaluate: no query "
+        "of the run has judgments\n"
+    )
