@@ -13,6 +13,12 @@ resampling tests, over blocks of resamples (no Python loop per resample):
   percentile interval of ``scipy.stats.bootstrap(..., method="percentile")`` and the
   p-value the share of the bootstrap means, centred on the observed mean, at least as
   far from 0 as the observed mean (Efron and Tibshirani's shifted test).
+
+A resampled mean within :func:`tolerance` of the observed one ties with it (scaled to the
+values, not to the differences: scipy's tolerance misses such ties). Which run is better
+on a metric is the metric's direction (:func:`lodestar_polars._registry.direction`, or
+the user's ``lower_is_better`` / ``higher_is_better``); on a metric of unknown direction
+no run is.
 """
 
 from __future__ import annotations
