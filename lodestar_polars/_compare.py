@@ -13,20 +13,29 @@ resampling tests, over blocks of resamples (no Python loop per resample):
   percentile interval of ``scipy.stats.bootstrap(..., method="percentile")`` and the
   p-value the share of the bootstrap means, centred on the observed mean, at least as
   far from 0 as the observed mean (Efron and Tibshirani's shifted test).
+
+A resampled mean within :func:`tolerance` of the observed one ties with it (scaled to the
+values, not to the differences: scipy's tolerance misses such ties). Which run is better
+on a metric is the metric's direction (:func:`lodestar_polars._registry.direction`, or
+the user's ``lower_is_better`` / ``higher_is_better``); on a metric of unknown direction
+no run is.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._registry import Direction, direction
 from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars._validation import check_int, check_open_interval
+from lodestar_polars.exceptions import InvalidParameterError
 
 Test = Literal["student", "fisher", "bootstrap"]
 Correction = Literal["holm", "bonferroni"]
@@ -38,13 +47,13 @@ _RUN = "__lp_run__"
 EXACT_MAX = 20
 #: Elements of one block of resamples (a float64 matrix of 128 MiB at most).
 _BLOCK = 1 << 24
-#: Relative tolerance for null values that equal the observed one but for rounding.
-_GAMMA = 100.0 * float(np.finfo(np.float64).eps)
+#: Null values within this many ulps of the data's magnitude of the observed one are ties.
+TIE_ULPS = 256.0
+_EPS = float(np.finfo(np.float64).eps)
 
 _TESTS = ("bootstrap", "fisher", "student")
 _CORRECTIONS = ("bonferroni", "holm", None)
 _MISSING = ("intersect", "raise")
-_LOWER_IS_BETTER = ("coverage_error", "label_ranking_loss")
 _SUPERSCRIPT = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 
 Array = npt.NDArray[np.float64]
@@ -62,7 +71,7 @@ def _check_option(value: object, name: str, allowed: Sequence[object]) -> None:
             f"The {name!r} parameter of compare must be one of {shown}{extra}. "
             f"Got {value!r} instead."
         )
-        raise _fail(msg)
+        raise InvalidParameterError(msg)
 
 
 # --------------------------------------------------------------------------------------
@@ -99,15 +108,33 @@ def _sign_sums_exact(d: Array) -> Iterator[Array]:
         yield sums
 
 
-def fisher_exact(d: Array) -> Array:
+def tolerance(d: Array, magnitude: Array | None = None) -> Array:
+    """How far a resampled mean may sit from the observed one and still tie with it.
+
+    ``TIE_ULPS * eps * magnitude`` per column, ``magnitude`` the mean of
+    ``|run_i| + |baseline_i|`` over the queries (by default ``mean(|d_i|)``, the
+    differences alone). Each ``d_i = run_i - baseline_i`` carries a rounding error up to
+    ``eps * (|run_i| + |baseline_i|)``, so two sign patterns that are equal in exact
+    arithmetic can differ by about ``eps * magnitude`` in their means, however small the
+    ``d_i`` themselves are; 256 ulps of it leave room for the sums' own rounding.
+    scipy's ``gamma`` (100 ulps of the observed statistic) misses such ties when the
+    differences are small next to the values (docs/compare.md).
+    """
+    if magnitude is None:
+        magnitude = np.abs(d).mean(axis=0)
+    return TIE_ULPS * _EPS * np.asarray(magnitude, dtype=np.float64)
+
+
+def fisher_exact(d: Array, magnitude: Array | None = None) -> Array:
     """Exact two-sided randomization p-value of the mean of each column of ``d``.
 
     scipy's rule: ``min(1, 2 * min(P(null <= obs), P(null >= obs)))`` over all ``2**n``
-    sign patterns, null values within rounding of the observed one counted as equal.
+    sign patterns, null values within :func:`tolerance` of the observed one counted as
+    equal (on both sides).
     """
     n, k = d.shape
     observed = d.mean(axis=0)
-    gamma = _GAMMA * np.maximum(np.abs(observed), np.abs(d).mean(axis=0))
+    gamma = tolerance(d, magnitude)
     p = np.empty(k)
     start = 0
     for sums in _sign_sums_exact(d):
@@ -131,15 +158,15 @@ def _random_flips(n: int, n_resamples: int, rng: np.random.Generator) -> Iterato
         yield np.unpackbits(raw, axis=1, count=n).astype(np.float64)
 
 
-def fisher_monte_carlo(d: Array, flips: Iterable[Array]) -> Array:
+def fisher_monte_carlo(d: Array, flips: Iterable[Array], magnitude: Array | None = None) -> Array:
     """Monte Carlo two-sided randomization p-value from blocks of 0/1 flip indicators.
 
     scipy's Monte Carlo rule: the observed pattern counts once more,
-    ``(count + 1) / (n_resamples + 1)`` on each side.
+    ``(count + 1) / (n_resamples + 1)`` on each side; ties within :func:`tolerance`.
     """
     n = d.shape[0]
     observed = d.mean(axis=0)
-    gamma = _GAMMA * np.maximum(np.abs(observed), np.abs(d).mean(axis=0))
+    gamma = tolerance(d, magnitude)
     total = d.sum(axis=0)
     less = np.zeros(d.shape[1])
     greater = np.zeros(d.shape[1])
@@ -161,13 +188,18 @@ def _random_indices(
 
 
 def bootstrap(
-    d: Array, indices: Iterable[npt.NDArray[np.integer]], alpha: float
+    d: Array,
+    indices: Iterable[npt.NDArray[np.integer]],
+    alpha: float,
+    magnitude: Array | None = None,
 ) -> tuple[Array, Array, Array]:
     """Paired bootstrap of the mean of each column of ``d``: (p-value, ci_low, ci_high).
 
     ``indices`` are blocks of resamples, each row ``n`` query positions drawn with
     replacement (scipy draws ``rng.integers(0, n, (n_resamples, n))``). Each row becomes
-    counts, and the resampled means of every column are one matrix product.
+    counts, and the resampled means of every column are one matrix product. A centred
+    resampled mean as far from 0 as the observed one but for :func:`tolerance` counts as
+    far.
     """
     n = d.shape[0]
     means = []
@@ -179,7 +211,7 @@ def bootstrap(
     boot = np.concatenate(means)
     observed = d.mean(axis=0)
     low, high = np.quantile(boot, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
-    gamma = _GAMMA * np.maximum(np.abs(observed), np.abs(d).mean(axis=0))
+    gamma = tolerance(d, magnitude)
     far = np.count_nonzero(np.abs(boot - observed) >= np.abs(observed) - gamma, axis=0)
     p = np.minimum((far + 1.0) / (boot.shape[0] + 1.0), 1.0)
     return p, low, high
@@ -361,16 +393,27 @@ def _collect(
         msg = f"compare needs at least 2 runs; got {names}."
         raise _fail(msg)
     full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
-    # Every value must be a number.
+    # Every value must be a finite number: an infinity would make the mean infinite, the
+    # t statistic NaN and the resampling tests' p-values 0.
     for m in metrics:
-        bad = full.filter(pl.col(m).is_null() | pl.col(m).is_nan())
+        value = pl.col(m)
+        bad = full.filter(value.is_null() | ~value.is_finite())
         if bad.height:
             r = bad[_RUN][0]
             which = bad.filter(pl.col(_RUN) == r)
+            kinds = [
+                kind
+                for kind, found in (
+                    ("null", which[m].is_null()),
+                    ("NaN", which[m].is_nan()),
+                    ("infinite", which[m].is_infinite()),
+                )
+                if found.any()
+            ]
             msg = (
-                f"run {r!r} has {which.height} null or NaN value(s) of {m!r} (queries "
-                f"{_examples(which.select(query))}): a per-query value is needed for every query "
-                "(score those queries, or drop them from every run)."
+                f"run {r!r} has {which.height} {' or '.join(kinds)} value(s) of {m!r} (queries "
+                f"{_examples(which.select(query))}): a finite per-query value is needed for "
+                "every query (score those queries, or drop them from every run)."
             )
             raise _fail(msg)
     key = pl.col(query[0]) if len(query) == 1 else pl.struct(query)
@@ -461,10 +504,15 @@ class Comparison:
         baseline), ``ci_low``, ``ci_high``, ``p_value``, ``significant``.
     pairs : polars.DataFrame
         Every ordered pair of runs: ``run``, ``other``, ``metric``, ``difference``,
-        ``p_value``, ``p_adjusted``, ``better`` (``run`` significantly better than ``other``).
-        The source of the report's superscripts.
+        ``p_value``, ``p_adjusted``, ``better`` (``run`` significantly better than ``other``;
+        null for a metric whose direction is unknown). The source of the report's
+        superscripts.
     baseline, test, correction, alpha, n_queries
         The options the comparison ran with and the number of queries compared.
+    directions : mapping of str to "higher", "lower" or None
+        Each metric's direction (larger values better, or smaller): the user's
+        ``lower_is_better`` / ``higher_is_better``, else the metric registry's; None
+        where neither knows it.
     """
 
     table: pl.DataFrame
@@ -474,6 +522,7 @@ class Comparison:
     correction: str | None
     alpha: float
     n_queries: int
+    directions: Mapping[str, Direction | None] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return repr(self.table)
@@ -504,6 +553,18 @@ class Comparison:
             f"per metric; {self.n_queries} queries)."
         )
 
+    def _undirected(self) -> str:
+        """The note on the metrics without a direction (no superscripts); empty if none."""
+        metrics = self.table["metric"].unique(maintain_order=True).to_list()
+        unknown = [m for m in metrics if self.directions.get(m) is None]
+        if not unknown:
+            return ""
+        names = ", ".join(repr(m) for m in unknown)
+        return (
+            f"No superscripts on {names}: whether higher or lower is better is not known "
+            "(name it in compare's higher_is_better= or lower_is_better=)."
+        )
+
     def to_markdown(self, *, digits: int = 4) -> str:
         """The means as a Markdown table, ranx-style superscripts marking significance.
 
@@ -517,6 +578,8 @@ class Comparison:
             "",
             self._legend(),
         ]
+        if note := self._undirected():
+            lines.append(note)
         return "\n".join(lines)
 
     def to_latex(self, *, digits: int = 4) -> str:
@@ -544,14 +607,43 @@ class Comparison:
             r"\midrule",
             *(" & ".join([r[0], esc(r[1]), *r[2:]]) + r" \\" for r in rows),
             r"\bottomrule",
-            r"\end{tabular}",
         ]
+        if note := self._undirected():
+            width = 2 + len(metrics)
+            lines.append(rf"\multicolumn{{{width}}}{{l}}{{\footnotesize {esc(note)}}} \\")
+        lines.append(r"\end{tabular}")
         return "\n".join(lines)
 
 
-def _lower_is_better(metric: str, extra: Sequence[str]) -> bool:
-    base = metric.split("@")[0].lower()
-    return metric in extra or base in _LOWER_IS_BETTER or base.endswith(("_loss", "_error"))
+def _metric_names(value: object, name: str, what: str = "metric column names") -> list[str]:
+    """An option naming columns: a column name or a sequence of them."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence) and all(isinstance(v, str) for v in value):
+        return list(value)
+    msg = (
+        f"The {name!r} parameter of compare must be a str or a sequence of str ({what}). "
+        f"Got {value!r} instead."
+    )
+    raise InvalidParameterError(msg)
+
+
+def _directions(
+    metrics: Sequence[str], lower: Sequence[str], higher: Sequence[str]
+) -> dict[str, Direction | None]:
+    """Each metric's direction: the user's lists (exact names), else the registry's."""
+    for option, names in (("lower_is_better", lower), ("higher_is_better", higher)):
+        for m in names:
+            if m not in metrics:
+                msg = (
+                    f"The {option!r} parameter of compare names {m!r}, which is not a "
+                    f"compared metric (the metrics are {list(metrics)}; names match exactly)."
+                )
+                raise InvalidParameterError(msg)
+    out: dict[str, Direction | None] = {}
+    for m in metrics:
+        out[m] = "lower" if m in lower else "higher" if m in higher else direction(m)
+    return out
 
 
 def compare(
@@ -567,7 +659,8 @@ def compare(
     run: str = "run",
     query: str | Sequence[str] | None = None,
     missing: Missing = "raise",
-    lower_is_better: Sequence[str] = (),
+    lower_is_better: str | Sequence[str] = (),
+    higher_is_better: str | Sequence[str] = (),
 ) -> Comparison:
     """Paired significance tests of several runs against a baseline, over per-query values.
 
@@ -602,9 +695,19 @@ def compare(
     missing : {"raise", "intersect"}, default="raise"
         Queries that some runs lack: ``"raise"`` refuses, naming the run, the count and
         examples; ``"intersect"`` compares on the queries every run has.
-    lower_is_better : sequence of str, default=()
-        Metrics where lower is better, for the report's superscripts (names ending in
-        ``_loss`` or ``_error`` are).
+    lower_is_better : str or sequence of str, default=()
+        Metric columns where lower is better, named exactly as written (``"recall@100"``
+        names that column and no other). A metric's direction otherwise comes from the
+        metric registry (:func:`lodestar_polars._registry.direction`): the losses and
+        errors (``log_loss``, ``brier``, ``brier_score_loss``, ``coverage_error``,
+        ``label_ranking_loss``, ``ece``) are lower-is-better, every other metric
+        ``lp.evaluate``, ``lp.trec.evaluate`` or trec_eval writes higher-is-better, and a
+        count (``num_ret``) or an unknown column has no direction.
+    higher_is_better : str or sequence of str, default=()
+        Metric columns where higher is better, for columns the registry does not know.
+        A metric of unknown direction that neither list names is compared (p-value,
+        interval, ``significant``) but no run is called better on it: ``better`` is null
+        in ``.pairs`` and the report puts no superscript on it, and says so.
 
     Returns
     -------
@@ -617,10 +720,14 @@ def compare(
 
     Raises
     ------
+    InvalidParameterError
+        An option outside its domain (a ``ValueError``): an unknown ``test``, ``alpha``
+        outside (0, 1), a ``seed`` that is not None or an int >= 0, a metric named in both
+        ``lower_is_better`` and ``higher_is_better`` or in either but not compared.
     ValueError
         Runs with different query sets (with ``missing="raise"``), a metric missing in one
-        run, a null or NaN value, fewer than 2 queries or runs, a query listed twice, an
-        unknown option.
+        run, a null, NaN or infinite value, fewer than 2 queries or runs, a query listed
+        twice.
 
     Notes
     -----
@@ -630,6 +737,12 @@ def compare(
     ``(count + 1) / (n_resamples + 1)``), its interval Student's; ``bootstrap``'s interval
     is ``scipy.stats.bootstrap``'s percentile interval on the same resamples. Two
     identical runs get p = 1 (scipy: NaN).
+
+    A resampled mean counts as tied with the observed one (as extreme) when the two
+    differ by at most ``256 * eps * mean(|run_i| + |baseline_i|)``: the rounding of the
+    differences is at the size of the values, not of the differences. scipy's tolerance,
+    ``100 * eps * |observed|``, misses such ties when the differences are small next to
+    the values, and there its p-value is smaller (docs/compare.md, "Ties and rounding").
 
     Examples
     --------
@@ -657,28 +770,29 @@ def compare(
     _check_option(test, "test", _TESTS)
     _check_option(correction, "correction", _CORRECTIONS)
     _check_option(missing, "missing", _MISSING)
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+    alpha = check_open_interval(alpha, "alpha", "compare", 0, 1)
+    resamples = check_int(n_resamples, "n_resamples", "compare", allow_none=False)
+    assert resamples is not None  # allow_none=False
+    n_resamples = resamples
+    seed = check_int(seed, "seed", "compare", low=0)  # for every test: one rule, one sentence
+    for option, value in (("baseline", baseline), ("run", run)):
+        if not isinstance(value, str):
+            msg = (
+                f"The {option!r} parameter of compare must be a str (a run name or column). "
+                f"Got {value!r} instead."
+            )
+            raise InvalidParameterError(msg)
+    metric_list = None if metrics is None else _metric_names(metrics, "metrics")
+    query_list = None if query is None else _metric_names(query, "query", "column names")
+    lower = _metric_names(lower_is_better, "lower_is_better")
+    higher = _metric_names(higher_is_better, "higher_is_better")
+    both = [m for m in lower if m in higher]
+    if both:
         msg = (
-            "The 'alpha' parameter of compare must be a float in the range (0, 1). "
-            f"Got {alpha!r} instead."
+            f"The 'lower_is_better' and 'higher_is_better' parameters of compare both name "
+            f"{both[0]!r}: a metric improves one way."
         )
-        raise _fail(msg)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 1:
-        msg = (
-            "The 'n_resamples' parameter of compare must be an int in the range [1, inf). "
-            f"Got {n_resamples!r} instead."
-        )
-        raise _fail(msg)
-    if not isinstance(baseline, str):
-        msg = (
-            "The 'baseline' parameter of compare must be a run name (str). "
-            f"Got {baseline!r} instead."
-        )
-        raise _fail(msg)
-    metric_list = (
-        [metrics] if isinstance(metrics, str) else None if metrics is None else list(metrics)
-    )
-    query_list = [query] if isinstance(query, str) else None if query is None else list(query)
+        raise InvalidParameterError(msg)
     data = _collect(
         per_query,
         run=run,
@@ -688,6 +802,7 @@ def compare(
         missing=missing,
     )
     runs, names, values = data.runs, data.metrics, data.values
+    directions = _directions(names, lower, higher)
     k, n, n_metrics = values.shape
     # Put the baseline first; every ordered pair (i, j), i < j, in one difference matrix.
     order = [runs.index(baseline)] + [i for i in range(k) if runs[i] != baseline]
@@ -699,16 +814,20 @@ def compare(
     # pairwise (error ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at
     # 1e5 queries that put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off.
     d = np.asfortranarray(diff.reshape(n, -1))
+    # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
+    # the scale of the rounding in d, and so of the resampling tests' tie tolerance.
+    size = np.abs(values).mean(axis=1)  # (runs, metrics)
+    magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
     p, low, high = student(d, alpha)
     if test == "fisher":
         if n <= EXACT_MAX:
-            p = fisher_exact(d)
+            p = fisher_exact(d, magnitude)
         else:
             rng = np.random.default_rng(seed)
-            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng))
+            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
     elif test == "bootstrap":
         rng = np.random.default_rng(seed)
-        p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha)
+        p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
     shape = (len(pairs), n_metrics)
     p, low, high = p.reshape(shape), low.reshape(shape), high.reshape(shape)
     mean_diff = d.mean(axis=0).reshape(shape)
@@ -752,17 +871,20 @@ def compare(
         orient="row",
     )
     adjusted_all = np.stack([adjust(p[:, m], correction) for m in range(n_metrics)], axis=1)
-    pair_rows = []
+    pair_rows: list[tuple[str, str, str, float, float, float, bool | None]] = []
     for idx, (i, j) in enumerate(pairs):
         for m in range(n_metrics):
             delta = float(mean_diff[idx, m])
             sig = bool(adjusted_all[idx, m] <= alpha)
-            lower = _lower_is_better(names[m], lower_is_better)
-            i_wins = (delta < 0) if lower else (delta > 0)
-            j_wins = (delta > 0) if lower else (delta < 0)
+            way = directions[names[m]]
             pv, pa = float(p[idx, m]), float(adjusted_all[idx, m])
-            pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, sig and i_wins))
-            pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, sig and j_wins))
+            i_better: bool | None = None  # unknown direction: a difference, not a win
+            j_better: bool | None = None
+            if way is not None:
+                gain = delta if way == "higher" else -delta  # i's gain over j
+                i_better, j_better = sig and gain > 0, sig and gain < 0
+            pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, i_better))
+            pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, j_better))
     pair_frame = pl.DataFrame(
         pair_rows,
         schema={
@@ -776,4 +898,4 @@ def compare(
         },
         orient="row",
     )
-    return Comparison(table, pair_frame, baseline, test, correction, float(alpha), n)
+    return Comparison(table, pair_frame, baseline, test, correction, float(alpha), n, directions)

@@ -221,6 +221,10 @@ class MetricSpec:
     names: tuple[Name, ...]
     summary: str
     """What the metric is, as the docs' name table says it."""
+    higher_is_better: bool = field(kw_only=True)
+    """Whether a larger value is a better ranking or model (False for the losses and
+    errors: ``coverage_error``, ``label_ranking_loss``, ``log_loss``, ``brier_score``).
+    Given for every entry; :func:`direction` and ``lp.compare`` read it."""
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
     default_k: int | None = None
@@ -266,6 +270,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("dcg_score", "scikit-learn")),
         "discounted cumulative gain, ties averaged",
+        higher_is_better=True,
         ties=True,
         top_k_only=True,
     ),
@@ -281,6 +286,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("ndcg_cut", "trec_eval", trec_cutoff=True, cutoff="required"),
         ),
         "normalized DCG, ties averaged",
+        higher_is_better=True,
         trec=("ndcg", "ndcg_cut"),
         ties=True,
         judged_ideal=True,
@@ -299,6 +305,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("RR", "ir_measures", exact_case=True),
         ),
         "reciprocal rank of the first relevant row, its expectation over ties",
+        higher_is_better=True,
         trec=("recip_rank", "recip_rank"),
         ties=True,
         top_k_only=True,
@@ -314,6 +321,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("top_k_accuracy_score", "scikit-learn"),
         ),
         "whether the true class is in the top k (without @k, k=2)",
+        higher_is_better=True,
         default_k=2,
         row_order=True,
     ),
@@ -328,6 +336,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("average_precision_score", "scikit-learn"),
         ),
         "scikit-learn's binary average precision (AP cut at k is 'map@k')",
+        higher_is_better=True,
     ),
     MetricSpec(
         "coverage_error",
@@ -337,6 +346,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("coverage_error", "scikit-learn")),
         "how far down one reads to see every relevant label",
+        higher_is_better=False,
     ),
     MetricSpec(
         "label_ranking_loss",
@@ -346,6 +356,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("label_ranking_loss", "scikit-learn")),
         "fraction of (relevant, irrelevant) pairs ranked wrongly",
+        higher_is_better=False,
     ),
     MetricSpec(
         "label_ranking_average_precision",
@@ -358,6 +369,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("label_ranking_average_precision_score", "scikit-learn"),
         ),
         "label ranking average precision",
+        higher_is_better=True,
     ),
     MetricSpec(
         "dcg_burges",
@@ -367,6 +379,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("dcg_burges", "ranx")),
         "DCG with the gain 2^rel - 1 (ranx's Burges DCG)",
+        higher_is_better=True,
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         top_k_only=True,
@@ -379,6 +392,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "optional",
         _names(Name("ndcg_burges", "ranx")),
         "NDCG with the gain 2^rel - 1 (ranx's Burges NDCG)",
+        higher_is_better=True,
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         judged_ideal=True,
@@ -396,6 +410,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("P", "ir_measures"),
         ),
         "relevant rows in the top k over k (without @k, the whole group)",
+        higher_is_better=True,
         trec=(None, "P"),
         ties=True,
         top_k_only=True,
@@ -412,6 +427,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("R", "ir_measures"),
         ),
         "relevant rows in the top k over all relevant rows (without @k, the whole group)",
+        higher_is_better=True,
         trec=(None, "recall"),
         ties=True,
         judged=True,
@@ -429,6 +445,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("Success", "ir_measures"),
         ),
         "chance of a relevant row in the top k",
+        higher_is_better=True,
         trec=(None, "success"),
         ties=True,
         top_k_only=True,
@@ -445,6 +462,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("r-precision", "ranx"),
         ),
         "precision at R, the number of relevant rows",
+        higher_is_better=True,
         trec=("Rprec", None),
         ties=True,
         judged=True,
@@ -462,6 +480,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
             Name("AP", "ir_measures", exact_case=True),
         ),
         "AP over the top k, denominator the relevant rows (trec_eval's map_cut)",
+        higher_is_better=True,
         trec=("map", "map_cut"),
         ties=True,
         judged=True,
@@ -475,6 +494,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         "none",
         _names(Name("auc", "lodestar_polars"), Name("roc_auc_score", "scikit-learn")),
         "ROC AUC of the group, a tie scoring one half (null for one class)",
+        higher_is_better=True,
     ),
     MetricSpec(
         "log_loss",
@@ -483,7 +503,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         segmented(log_loss_segments, _true),
         "none",
         _names(),
-        "mean log loss of probabilities, clipped as scikit-learn clips them; lower is better",
+        "mean log loss of probabilities, clipped as scikit-learn clips them",
+        higher_is_better=False,
     ),
     MetricSpec(
         "brier_score",
@@ -492,7 +513,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         segmented(brier_segments, _true),
         "none",
         _names(Name("brier", "lodestar_polars"), Name("brier_score_loss", "scikit-learn")),
-        "mean squared error of probabilities (scikit-learn's brier_score_loss); lower is better",
+        "mean squared error of probabilities (scikit-learn's brier_score_loss)",
+        higher_is_better=False,
     ),
     MetricSpec(
         "expected_calibration_error",
@@ -501,9 +523,10 @@ REGISTRY: tuple[MetricSpec, ...] = (
         segmented(expected_calibration_error_segments, _true, strategy="uniform"),
         "optional",
         _names(Name("ece", "lodestar_polars")),
-        "expected calibration error over equal-width bins; lower is better",
+        "expected calibration error over equal-width bins",
         default_k=10,
         cutoff_option="n_bins",
+        higher_is_better=False,
     ),
     MetricSpec(
         "expected_calibration_error_quantile",
@@ -512,10 +535,11 @@ REGISTRY: tuple[MetricSpec, ...] = (
         segmented(expected_calibration_error_segments, _true, strategy="quantile"),
         "optional",
         _names(Name("ece_quantile", "lodestar_polars")),
-        "ECE over bins at each group's quantiles of the probability; lower is better",
+        "ECE over bins at each group's quantiles of the probability",
         fixed=MappingProxyType({"strategy": "quantile"}),
         default_k=10,
         cutoff_option="n_bins",
+        higher_is_better=False,
     ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
@@ -610,6 +634,111 @@ def resolve(text: str) -> Resolved | None:
     return resolved
 
 
+Direction = Literal["higher", "lower"]
+"""Which way a metric improves: larger values better, or smaller."""
+
+OTHER_DIRECTIONS: Mapping[str, Direction] = MappingProxyType(
+    {
+        # scikit-learn's expected calibration error, under its two spellings
+        "expected_calibration_error": "lower",
+        "ece": "lower",
+        # lp.report's micro family (hit@k; mrr@k and ndcg@k are registry names)
+        "hit@k": "higher",
+    }
+)
+"""Column names that are not :func:`resolve` names, and their direction (lowercase;
+``@k`` stands for any cutoff)."""
+
+TREC_DIRECTIONS: Mapping[str, Direction | None] = MappingProxyType(
+    {
+        # counts: how many, not how good (a larger num_rel_ret may come of a longer run)
+        "num_q": None,
+        "num_ret": None,
+        "num_rel": None,
+        "num_rel_ret": None,
+        "num_nonrel_judged_ret": None,
+        "runid": None,
+        "relstring": None,
+        # measures: each a score of the ranking, larger better
+        "map": "higher",
+        "gm_map": "higher",
+        "Rprec": "higher",
+        "bpref": "higher",
+        "gm_bpref": "higher",
+        "recip_rank": "higher",
+        "iprec_at_recall": "higher",
+        "P": "higher",
+        "recall": "higher",
+        "infAP": "higher",
+        "Rprec_mult": "higher",
+        "utility": "higher",
+        "11pt_avg": "higher",
+        "binG": "higher",
+        "G": "higher",
+        "ndcg": "higher",
+        "ndcg_rel": "higher",
+        "Rndcg": "higher",
+        "ndcg_cut": "higher",
+        "map_cut": "higher",
+        "relative_P": "higher",
+        "success": "higher",
+        "set_P": "higher",
+        "set_recall": "higher",
+        "set_relative_P": "higher",
+        "set_map": "higher",
+        "set_F": "higher",
+        "map_avgjg": "higher",
+        "Rprec_mult_avgjg": "higher",
+        "P_avgjg": "higher",
+        "yaap": "higher",
+    }
+)
+"""trec_eval's measures as it prints them (``lp.trec.evaluate`` writes the same names), and
+their direction: None for the counts."""
+
+_TREC_PARAMS = re.compile(r"^(?P<base>.+?)[._](?P<params>[0-9][0-9.,=]*)$")
+
+
+def direction(column: str) -> Direction | None:
+    """Whether larger (``"higher"``) or smaller (``"lower"``) values of a column are better.
+
+    ``column`` is read as :func:`lodestar_polars.evaluate` writes it, through
+    :func:`resolve` (``"ndcg@10"``, ``"brier"``, ``"brier_score_loss"``, ``"P.10"``,
+    ``"map_cut.100"``: the metric's :attr:`MetricSpec.higher_is_better`); as
+    :func:`lodestar_polars.trec.evaluate` and trec_eval write it (``"map"``,
+    ``"P_10"``, ``"ndcg_cut_10"``, ``"bpref"``, ``"iprec_at_recall_0.10"``, from
+    :data:`TREC_DIRECTIONS`: its parameters after ``_`` or ``.`` are digits, dots,
+    commas and ``=``); or as one of :data:`OTHER_DIRECTIONS` (``"ece"``, the
+    report's ``"hit@10"``).  None for a count (``num_ret``) and for any other
+    column: a name is never guessed from its ending (``_loss``, ``_error``).
+
+    Examples
+    --------
+    >>> [direction(c) for c in ["ndcg@10", "brier", "P_10", "num_ret", "my_loss"]]
+    ['higher', 'lower', 'higher', None, None]
+    """
+    if not isinstance(column, str):
+        return None
+    try:
+        found = resolve(column)
+    except InvalidParameterError:  # a name of another tool, a cutoff where none goes
+        found = None
+    if found is not None:
+        return "higher" if found.spec.higher_is_better else "lower"
+    text = column.strip()
+    match = _PATTERN.match(text)
+    if match is not None and match["sep"] in (None, "@"):
+        key = match["name"].lower() + ("@k" if match["sep"] == "@" else "")
+        if key in OTHER_DIRECTIONS:
+            return OTHER_DIRECTIONS[key]
+    if text in TREC_DIRECTIONS:
+        return TREC_DIRECTIONS[text]
+    params = _TREC_PARAMS.match(text)
+    if params is not None and params["base"] in TREC_DIRECTIONS:
+        return TREC_DIRECTIONS[params["base"]]
+    return None
+
+
 def unknown_metric_message(text: object) -> str:
     """The sentence for a name :func:`resolve` does not know."""
     return (
@@ -633,8 +762,8 @@ def names_table() -> str:
         return f"`@n`: `{spec.cutoff_option}=n` (default {spec.default_k})"
 
     lines = [
-        "| name | expression | what | other names (tool) | takes `@k` | equal scores |",
-        "|---|---|---|---|---|---|",
+        "| name | expression | what | better | other names (tool) | takes `@k` | equal scores |",
+        "|---|---|---|---|---|---|---|",
     ]
     for spec in REGISTRY:
         tools: dict[str, list[str]] = {}
@@ -652,7 +781,9 @@ def names_table() -> str:
         # the peers' names of a metric that averages ties by default give the peer's
         # number only on untied scores (or with ties="trec_eval" where the peer is trec_eval)
         ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
+        better = "higher" if spec.higher_is_better else "lower"
         lines.append(
-            f"| `{spec.name}` | {expression} | {spec.summary} | {others} | {takes(spec)} | {ties} |"
+            f"| `{spec.name}` | {expression} | {spec.summary} | {better} | {others} "
+            f"| {takes(spec)} | {ties} |"
         )
     return "\n".join(lines)

@@ -77,6 +77,41 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _blank(path: Path) -> bool:
+    """Whether a run file has no line to score: empty, or blank lines only.
+
+    Reads up to the first line that is not blank, so a run of any size costs one line.
+    """
+    with input_file(path, "run").open("rb") as handle:
+        return all(not line.strip() for line in handle)
+
+
+def _score_run(args: argparse.Namespace, path: Path, names: list[str]) -> pl.DataFrame:
+    """One run of ``--compare`` scored per query; a run that cannot be is named by its path."""
+    if not args.complete and _blank(path):
+        msg = (
+            f"run file {str(path)!r} is empty: it has no line `qid Q0 docno rank score tag` "
+            "to compare (with -c, as trec_eval -c, each judged query of an empty run scores 0)."
+        )
+        raise ValueError(msg)
+    try:
+        return evaluate(
+            qrels=args.qrels,
+            run=path,
+            measures=names,
+            per_query=True,
+            complete=args.complete,
+            relevance_level=args.level,
+            max_docs=args.max_docs,
+            float32_scores=args.float32_scores,
+        )
+    except ValueError as exc:
+        if str(exc).startswith("no query to evaluate: no query of the run"):
+            msg = f"run file {str(path)!r}: {exc}"
+            raise ValueError(msg) from None
+        raise
+
+
 def _compare(args: argparse.Namespace, names: list[str]) -> int:
     """``--compare``: every run scored per query, then ``lp.compare`` against the first."""
     from lodestar_polars._compare import compare
@@ -91,17 +126,7 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
             raise ValueError(msg)
         parsed = parse_measures(names)
         per_query = {
-            label: evaluate(
-                qrels=args.qrels,
-                run=path,
-                measures=names,
-                per_query=True,
-                complete=args.complete,
-                relevance_level=args.level,
-                max_docs=args.max_docs,
-                float32_scores=args.float32_scores,
-            )
-            for label, path in zip(labels, paths, strict=True)
+            label: _score_run(args, path, names) for label, path in zip(labels, paths, strict=True)
         }
         # counts (num_ret, num_rel, ...) are not compared; the means of the measures are
         measures = [m.label for m in parsed if m.kind not in _INTEGER]
@@ -146,7 +171,8 @@ def _value(kind: str, value: float) -> str:
 
 def run(argv: Sequence[str]) -> int:
     """Run ``lodestar-polars trec`` with ``argv`` (after ``trec``); return the exit status."""
-    args = _parser().parse_args(argv)
+    # intermixed: the runs may follow the options too (QRELS RUN --compare RUN2)
+    args = _parser().parse_intermixed_args(argv)
     names = args.measures or ["official"]
     wants_runid = any(n in ("official", "all_trec", "runid") for n in names)
     names = [n for n in names if n != "runid"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
@@ -162,6 +163,59 @@ def test_fisher_exact_at_the_limit() -> None:
     d = np.concatenate([values["run1"] - values["run0"], np.zeros(10)])[:, None]
     expected = _scipy_fisher(values["run1"], values["run0"], n_resamples=np.inf)
     assert _compare.fisher_exact(d)[0] == pytest.approx(expected, rel=1e-12)
+
+
+# Differences of 0.0002 between values near 0.5: equal in decimal, not in binary. The
+# sign patterns whose sums are equal in exact decimal arithmetic differ by ~1e-16.
+_TIE_BASE = np.array([0.5741, 0.5664, 0.4631, 0.3333])
+_TIE_RUN = np.array([0.5743, 0.5662, 0.4629, 0.3331])
+
+
+@pytest.mark.parametrize("shift", [0.0, 1000.0])
+def test_fisher_ties_within_rounding_of_the_values(shift: float) -> None:
+    """d = (a, -a, -a), a = 0.0002: p = 1 exactly, whatever rounding did to the d_i.
+
+    The 8 sign sums are -3a, -a (3 times), +a (3 times), +3a; the observed is -a, so 4 are
+    at or below it and 7 at or above: p = 2 * 4 / 8 = 1. scipy's permutation_test gives
+    0.75 (its tolerance, 100 ulps of the observed mean, misses two of the ties).
+    """
+    base, run = _TIE_BASE[:3] + shift, _TIE_RUN[:3] + shift
+    frame = _frame({"base": base, "run": run})
+    result = lp.compare(frame, baseline="base", test="fisher")
+    assert _row(result, "run")["p_value"] == 1.0
+    if shift == 0.0:
+        assert _scipy_fisher(run, base, n_resamples=np.inf) == pytest.approx(0.75)
+    # the rounding is real: without the values' magnitude, the differences alone miss ties
+    assert _compare.fisher_exact((run - base)[:, None])[0] < 1.0
+
+
+def test_fisher_monte_carlo_ties_within_rounding() -> None:
+    """The Monte Carlo branch counts the same ties.
+
+    d = (a, -a, -a); flipping queries (1, 2) or (1, 3) gives -a, a tie with the observed
+    sum; flipping (2, 3) gives +3a. Flips [(1,2), (1,3), (2,3) x 4]: 2 at or below the
+    observed, 6 at or above; scipy's Monte Carlo rule: 2 * min(2 + 1, 6 + 1) / (6 + 1).
+    """
+    base, run = _TIE_BASE[:3], _TIE_RUN[:3]
+    d = (run - base)[:, None]
+    magnitude = np.array([np.mean(np.abs(run) + np.abs(base))])
+    flips = np.array([[1, 1, 0], [1, 0, 1], *[[0, 1, 1]] * 4], dtype=np.float64)
+    assert _compare.fisher_monte_carlo(d, [flips], magnitude)[0] == pytest.approx(6 / 7)
+    assert _compare.fisher_monte_carlo(d, [flips])[0] < 6 / 7  # the rounding is real
+
+
+def test_bootstrap_p_value_ties_within_rounding() -> None:
+    """The bootstrap p-value counts a resampled mean at exactly |observed| from it as far.
+
+    d = (a, -a, -a, -a), observed -a/2. A resample with c copies of query 1 has mean
+    (c/2 - 1) a: c = 0 (-a) and c = 2 (0) are at exactly a/2 from the observed (ties,
+    far), c = 1 is the observed itself (not far), c = 3 is far. p = (3 + 1) / (4 + 1).
+    """
+    d = (_TIE_RUN - _TIE_BASE)[:, None]
+    magnitude = np.array([np.mean(np.abs(_TIE_RUN) + np.abs(_TIE_BASE))])
+    idx = np.array([[0, 1, 2, 3], [0, 0, 1, 2], [1, 2, 3, 1], [0, 0, 0, 1]])
+    assert _compare.bootstrap(d, [idx], 0.5, magnitude)[0][0] == pytest.approx(4 / 5)
+    assert _compare.bootstrap(d, [idx], 0.5)[0][0] < 4 / 5  # the rounding is real
 
 
 def test_fisher_monte_carlo_given_flips_by_hand() -> None:
@@ -325,6 +379,124 @@ def test_lower_is_better_reverses_the_superscripts() -> None:
     assert "| a | a | 0.5000ᵇ |" in md
 
 
+@pytest.mark.parametrize("column", ["brier", "brier_score", "brier_score_loss", "log_loss"])
+def test_a_higher_loss_is_not_better(column: str) -> None:
+    """A run with a higher Brier score (log loss) is worse, and significantly so here.
+
+    The per-query values are lp.evaluate's, checked against scikit-learn's
+    brier_score_loss / log_loss; the run with the larger loss must get no superscript.
+    """
+    sk = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(12)
+    n_q, n_rows = 12, 30
+    truth = rng.integers(0, 2, (n_q, n_rows))
+    sharp = np.clip(np.where(truth == 1, 0.8, 0.2) + rng.normal(0, 0.05, truth.shape), 0.01, 0.99)
+    vague = np.clip(0.5 + 0.1 * (sharp - 0.5), 0.01, 0.99)  # same order, far from the truth
+    runs = {}
+    for name, prob in (("sharp", sharp), ("vague", vague)):
+        log = pl.DataFrame(
+            {"query": np.repeat(np.arange(n_q), n_rows), "y": truth.ravel(), "p": prob.ravel()}
+        )
+        runs[name] = lp.evaluate(log, [column], by="query", y_true="y", y_score="p").sort("query")
+    score = sk.log_loss if column == "log_loss" else sk.brier_score_loss
+    for name, prob in (("sharp", sharp), ("vague", vague)):
+        expected = [score(truth[q], prob[q]) for q in range(n_q)]
+        np.testing.assert_allclose(runs[name][column].to_numpy(), expected, rtol=1e-12)
+    result = lp.compare(runs, baseline="vague")
+    assert _row(result, "sharp", column)["difference"] < 0  # sharp: the lower loss
+    assert _row(result, "sharp", column)["significant"] is True
+    better = {(r, o): b for r, o, b in result.pairs.select("run", "other", "better").iter_rows()}
+    assert better == {("vague", "sharp"): False, ("sharp", "vague"): True}
+    assert result.directions == {column: "lower"}
+    md = result.to_markdown().splitlines()
+    assert md[2].startswith("| a | vague | ")
+    assert md[2].endswith(" |")
+    assert "ᵇ" not in md[2]
+    assert md[3].endswith("ᵃ |")
+
+
+def test_lower_is_better_names_exact_columns() -> None:
+    """lower_is_better=['recall@100'] reverses recall@100 and not recall@1000."""
+    x = np.linspace(0.1, 0.7, 10)
+    frame = pl.concat(
+        pl.DataFrame(
+            {"run": r, "query": [f"q{i}" for i in range(10)], "recall@100": v, "recall@1000": v}
+        )  # fmt: skip
+        for r, v in (("a", x), ("b", x + 0.2))
+    )
+    result = lp.compare(frame, baseline="a", lower_is_better=["recall@100"])
+    assert result.directions == {"recall@100": "lower", "recall@1000": "higher"}
+    better = result.pairs.filter(pl.col("run") == "b").select("metric", "better").rows()
+    assert dict(better) == {"recall@100": False, "recall@1000": True}
+    assert "| b | b | 0.6000 | 0.6000ᵃ |" in result.to_markdown()
+    assert "| a | a | 0.4000ᵇ | 0.4000 |" in result.to_markdown()
+
+
+def test_unknown_direction_gets_no_better_mark() -> None:
+    """A column the registry does not know: compared, but no run is called better on it."""
+    x = np.linspace(0.1, 0.7, 10)
+    frame = pl.concat(
+        pl.DataFrame(
+            {"run": r, "query": [f"q{i}" for i in range(10)], "latency": v, "my_error": v}
+        )  # fmt: skip
+        for r, v in (("a", x), ("b", x + 0.2))
+    )
+    result = lp.compare(frame, baseline="a")
+    assert result.directions == {"latency": None, "my_error": None}
+    assert result.pairs["better"].null_count() == result.pairs.height
+    assert _row(result, "b", "latency")["significant"] is True  # the test still runs
+    md = result.to_markdown()
+    assert "ᵃ" not in md
+    assert "ᵇ" not in md
+    assert md.splitlines()[-1] == (
+        "No superscripts on 'latency', 'my_error': whether higher or lower is better is not "
+        "known (name it in compare's higher_is_better= or lower_is_better=)."
+    )
+    tex = result.to_latex()
+    assert "$^" not in tex
+    assert (
+        r"\multicolumn{4}{l}{\footnotesize No superscripts on 'latency', 'my\_error': whether"
+        in tex
+    )
+    named = lp.compare(frame, baseline="a", higher_is_better="my_error", lower_is_better="latency")
+    assert named.directions == {"latency": "lower", "my_error": "higher"}
+    md = named.to_markdown()
+    assert "| a | a | 0.4000ᵇ | 0.4000 |" in md
+    assert "| b | b | 0.6000 | 0.6000ᵃ |" in md
+    assert "No superscripts" not in md
+    assert "multicolumn" not in named.to_latex()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"lower_is_better": ["ndcg@10"], "higher_is_better": ("ndcg@10",)},
+            "The 'lower_is_better' and 'higher_is_better' parameters of compare both name "
+            "'ndcg@10': a metric improves one way.",
+        ),
+        (
+            {"lower_is_better": ["ndcg"]},
+            "The 'lower_is_better' parameter of compare names 'ndcg', which is not a compared "
+            "metric (the metrics are ['ndcg@10']; names match exactly).",
+        ),
+        (
+            {"higher_is_better": ["ndcg@1"]},
+            "The 'higher_is_better' parameter of compare names 'ndcg@1', which is not a "
+            "compared metric",
+        ),
+        (
+            {"higher_is_better": [1]},
+            "The 'higher_is_better' parameter of compare must be a str or a sequence of str "
+            "(metric column names). Got [1] instead.",
+        ),
+    ],
+)
+def test_direction_options_refused(kwargs: dict[str, object], msg: str) -> None:
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.compare(_bad(), baseline="a", **kwargs)  # type: ignore[arg-type]
+
+
 def test_missing_intersect() -> None:
     """Missing intersect."""
     values = _runs(10, k=2, seed=9)
@@ -381,7 +553,7 @@ def _bad() -> pl.DataFrame:
                 .alias("ndcg@10")
             ),
             {},
-            "run 'a' has 1 null or NaN value(s) of 'ndcg@10' (queries 'q2'): a per-query value "
+            "run 'a' has 1 NaN value(s) of 'ndcg@10' (queries 'q2'): a finite per-query value "
             "is needed for every query (score those queries, or drop them from every run).",
         ),
         (_bad, {"baseline": "c"}, "baseline 'c' is not one of the runs ['a', 'b']."),
@@ -435,6 +607,134 @@ def test_bad_input(make: object, kwargs: dict[str, object], msg: str) -> None:
         lp.compare(make(), **options)  # type: ignore[operator, arg-type]
 
 
+@pytest.mark.parametrize("test", ["student", "fisher", "bootstrap"])
+@pytest.mark.parametrize(
+    ("values", "kinds", "queries"),
+    [
+        ([np.inf, 0.2, 0.5], "infinite", "'q0'"),
+        ([0.3, -np.inf, 0.5], "infinite", "'q1'"),
+        ([np.inf, None, -np.inf], "null or infinite", "'q0', 'q1', 'q2'"),
+        ([np.nan, np.inf, 0.5], "NaN or infinite", "'q0', 'q1'"),
+    ],
+)
+def test_non_finite_values_refused(
+    test: str, values: list[float | None], kinds: str, queries: str
+) -> None:
+    """+inf and -inf are refused as null and NaN are, naming the run, metric and queries."""
+    frame = pl.concat(
+        [
+            _bad().filter(pl.col("run") == "a"),
+            pl.DataFrame(
+                {"run": "b", "query": ["q0", "q1", "q2"], "ndcg@10": values},
+                schema={"run": pl.String, "query": pl.String, "ndcg@10": pl.Float64},
+            ),
+        ]
+    )
+    count = len(queries.split(", "))
+    msg = (
+        f"run 'b' has {count} {kinds} value(s) of 'ndcg@10' (queries {queries}): a finite "
+        "per-query value is needed for every query (score those queries, or drop them from "
+        "every run)."
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.compare(frame, baseline="a", test=test)  # type: ignore[arg-type]
+    long = {
+        name: pl.DataFrame(
+            {"qid": ["q0", "q1", "q2"], "measure": "map", "value": v},
+            schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64},
+        )
+        for name, v in (("a", [0.1, 0.2, 0.3]), ("b", values))
+    }
+    with pytest.raises(ValueError, match=re.escape(msg.replace("ndcg@10", "map"))):
+        lp.compare(long, baseline="a", test=test)  # type: ignore[arg-type]
+
+
+_OPTION_ERRORS = [
+    (
+        {"seed": -1},
+        "The 'seed' parameter of compare must be an int in the range [0, inf) or None. "
+        "Got -1 instead.",
+    ),
+    (
+        {"seed": 1.5},
+        "The 'seed' parameter of compare must be an int in the range [0, inf) or None. "
+        "Got 1.5 instead.",
+    ),
+    (
+        {"seed": "0"},
+        "The 'seed' parameter of compare must be an int in the range [0, inf) or None. "
+        "Got '0' instead.",
+    ),
+    (
+        {"n_resamples": 10.0},
+        "The 'n_resamples' parameter of compare must be an int in the range [1, inf). "
+        "Got 10.0 instead.",
+    ),
+    (
+        {"alpha": True},
+        "The 'alpha' parameter of compare must be a float in the range (0, 1). Got True instead.",
+    ),
+    (
+        {"alpha": float("nan")},
+        "The 'alpha' parameter of compare must be a float in the range (0, 1). Got nan instead.",
+    ),
+    (
+        {"missing": "drop"},
+        "The 'missing' parameter of compare must be one of ['intersect', 'raise']. "
+        "Got 'drop' instead.",
+    ),
+    (
+        {"baseline": 1},
+        "The 'baseline' parameter of compare must be a str (a run name or column). Got 1 instead.",
+    ),
+    (
+        {"run": None},
+        "The 'run' parameter of compare must be a str (a run name or column). Got None instead.",
+    ),
+    (
+        {"metrics": 3},
+        "The 'metrics' parameter of compare must be a str or a sequence of str (metric column "
+        "names). Got 3 instead.",
+    ),
+    (
+        {"query": ["query", 2]},
+        "The 'query' parameter of compare must be a str or a sequence of str (column names). "
+        "Got ['query', 2] instead.",
+    ),
+]
+
+
+@pytest.mark.parametrize("test", ["student", "fisher", "bootstrap"])
+@pytest.mark.parametrize(("kwargs", "msg"), _OPTION_ERRORS)
+def test_options_refused_for_every_test(test: str, kwargs: dict[str, object], msg: str) -> None:
+    """A bad option is refused before any data is read, whatever the test, in one sentence."""
+    options: dict[str, object] = {"baseline": "a", "test": test, **kwargs}
+    with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
+        lp.compare(_bad(), **options)  # type: ignore[arg-type]
+    # before the data: the same sentence with a frame compare would refuse
+    with pytest.raises(lp.InvalidParameterError, match=f"^{re.escape(msg)}$"):
+        lp.compare(_bad().head(1), **options)  # type: ignore[arg-type]
+
+
+def test_option_errors_are_invalid_parameter_errors_data_errors_are_not() -> None:
+    with pytest.raises(lp.InvalidParameterError):
+        lp.compare(_bad(), baseline="a", test="wilcoxon")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="baseline 'c' is not one of the runs") as info:
+        lp.compare(_bad(), baseline="c")
+    assert not isinstance(info.value, lp.InvalidParameterError)
+
+
+def test_seed_zero_and_none_accepted() -> None:
+    """seed=0 (and a NumPy integer) reproduce; None draws fresh resamples."""
+    frame = _frame(_runs(30, k=2, seed=1))
+    a = lp.compare(frame, baseline="run0", test="bootstrap", seed=0, n_resamples=200)
+    b = lp.compare(frame, baseline="run0", test="bootstrap", seed=np.int64(0), n_resamples=200)
+    assert a.table.equals(b.table)
+    fresh = lp.compare(frame, baseline="run0", test="bootstrap", seed=None, n_resamples=200)
+    assert fresh.table["difference"].equals(a.table["difference"])
+    assert 0 < fresh.table["p_value"][1] <= 1
+
+
 # ---- the command line --------------------------------------------------------------------
 
 TREC = Path(__file__).resolve().parent / "data" / "trec_eval"
@@ -479,3 +779,58 @@ def test_cli_compare_refuses_runs_with_different_queries(
     assert cli_main(["trec", str(qrels), str(best), str(short), "-m", "map", "--compare"]) == 2
     err = capsys.readouterr().err
     assert "run 'short.test' lacks 1 of the 3 queries of the baseline 'results.test' ('301')" in err
+
+
+@pytest.mark.parametrize("content", ["", "\n  \n"], ids=["empty", "blank-lines"])
+@pytest.mark.parametrize("where", ["second", "first", "after-the-options"])
+def test_cli_compare_names_an_empty_run_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, where: str
+) -> None:
+    """An empty run file is named by its path, whichever place it takes."""
+    empty = tmp_path / "empty.test"
+    empty.write_text(content)
+    qrels, best = str(TREC / "qrels.test"), str(TREC / "results.test")
+    argv = {
+        "second": [qrels, best, str(empty), "-m", "map", "--compare"],
+        "first": [qrels, str(empty), best, "-m", "map", "--compare"],
+        "after-the-options": [qrels, best, "-m", "map", "--compare", str(empty)],
+    }[where]
+    assert cli_main(["trec", *argv]) == 2
+    assert capsys.readouterr().err == (
+        f"lodestar-polars trec: error: run file {str(empty)!r} is empty: it has no line "
+        "`qid Q0 docno rank score tag` to compare (with -c, as trec_eval -c, each judged "
+        "query of an empty run scores 0).\n"
+    )
+
+
+def test_cli_compare_empty_run_with_c_scores_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -c an empty run is trec_eval -c's: every judged query scores 0."""
+    empty = tmp_path / "empty.test"
+    empty.write_text("")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    argv = ["trec", str(qrels), str(best), str(empty), "-m", "map", "-c", "--compare"]
+    assert cli_main([*argv, "--format", "csv"]) == 0
+    table = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    per_query = lp.trec.evaluate(qrels=qrels, run=best, measures="map", per_query=True)
+    values = per_query.filter(pl.col("qid") != "all")["value"].to_numpy()
+    row = table.filter(pl.col("run") == "empty.test").row(0, named=True)
+    assert row["mean"] == 0.0
+    assert row["difference"] == pytest.approx(-values.mean(), rel=1e-12)
+    assert row["p_value"] == pytest.approx(
+        scipy_stats.ttest_rel(np.zeros_like(values), values).pvalue, rel=1e-12
+    )
+
+
+def test_cli_compare_names_a_run_without_judged_queries(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = tmp_path / "other.test"
+    other.write_text("999 Q0 d1 1 0.5 t\n")
+    qrels, best = TREC / "qrels.test", TREC / "results.test"
+    assert cli_main(["trec", str(qrels), str(best), str(other), "-m", "map", "--compare"]) == 2
+    assert capsys.readouterr().err == (
+        f"lodestar-polars trec: error: run file {str(other)!r}: no query to evaluate: no query "
+        "of the run has judgments\n"
+    )

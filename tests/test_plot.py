@@ -270,29 +270,150 @@ def test_calibration_diagram() -> None:
     _assert_drawn(plot.calibration_diagram(log, "y", "p", strategy="quantile"))
 
 
-def test_comparison_chart() -> None:
-    """One axes per metric; significant runs starred."""
-    table = pl.DataFrame(
+def _chart_table() -> pl.DataFrame:
+    return pl.DataFrame(
         {
             "run": ["bm25", "dense", "hybrid"] * 2,
-            "metric": ["ndcg@10"] * 3 + ["recall@100"] * 3,
-            "mean": [0.40, 0.43, 0.44, 0.70, 0.69, 0.75],
-            "difference": [0.0, 0.03, 0.04, 0.0, -0.01, 0.05],
-            "ci_low": [0.0, 0.01, -0.01, 0.0, -0.03, 0.02],
-            "ci_high": [0.0, 0.05, 0.09, 0.0, 0.01, 0.08],
-            "p_value": [1.0, 0.004, 0.12, 1.0, 0.4, 0.001],
-            "significant": [False, True, False, False, False, True],
+            "metric": ["ndcg@10"] * 3 + ["brier"] * 3,
+            "mean": [0.40, 0.43, 0.44, 0.20, 0.25, 0.17],
+            "difference": [0.0, 0.03, 0.04, 0.0, 0.05, -0.03],
+            "ci_low": [None, 0.01, -0.01, None, 0.02, -0.05],
+            "ci_high": [None, 0.05, 0.09, None, 0.08, -0.01],
+            "p_value": [None, 0.004, 0.12, None, 0.001, 0.003],
+            "significant": [False, True, False, False, True, True],
         }
     )
+
+
+def _bar_colours(axes: object) -> list[tuple[float, ...]]:
+    (bars,) = [c for c in axes.containers if type(c).__name__ == "BarContainer"]  # type: ignore[attr-defined]
+    return [tuple(patch.get_facecolor()) for patch in bars.patches]
+
+
+def test_comparison_chart() -> None:
+    """One axes per metric; bars the differences, intervals the table's, a star per win or loss."""
+    colors = pytest.importorskip("matplotlib.colors")
+    table = _chart_table()
     figure = plot.comparison_chart(table, alpha=0.05)
     _assert_drawn(figure)
-    assert [ax.get_title() for ax in figure.axes] == ["ndcg@10", "recall@100"]
+    assert [ax.get_title() for ax in figure.axes] == [
+        "ndcg@10 (higher is better)",
+        "brier (lower is better)",
+    ]
     ticks = [t.get_text() for t in figure.axes[0].get_yticklabels()]
-    assert ticks == ["bm25", "dense *", "hybrid"]
+    assert ticks == ["bm25\n(baseline)", "dense", "hybrid"]
+    for ax, metric in zip(figure.axes, ["ndcg@10", "brier"], strict=True):
+        part = table.filter(pl.col("metric") == metric)
+        (bars,) = [c for c in ax.containers if type(c).__name__ == "BarContainer"]
+        assert [p.get_width() for p in bars.patches] == part["difference"].to_list()
+        stars = [t for t in ax.texts if t.get_text() == "*"]
+        assert len(stars) == part["significant"].sum()
+    green, red, grey = (colors.to_rgba(c) for c in ("tab:green", "tab:red", "tab:gray"))
+    # ndcg@10: dense up, significant (a win); hybrid up, not significant
+    assert _bar_colours(figure.axes[0]) == [grey, green, grey]
+    # brier, lower is better: dense up (a significant loss), hybrid down (a significant win)
+    assert _bar_colours(figure.axes[1]) == [grey, red, green]
+    (legend,) = figure.legends
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "significantly better than the baseline",
+        "significantly worse than the baseline",
+        "not significant",
+    ]
+    handles = legend.legend_handles
+    assert [tuple(h.get_facecolor()) for h in handles] == [green, red, grey]
     with pytest.raises(ValueError, match="the frame has no column 'p_value'"):
         plot.comparison_chart(table.drop("p_value"))
     with pytest.raises(TypeError, match="expected a polars DataFrame, got dict"):
-        plot.comparison_chart({"run": []})  # type: ignore[arg-type]
+        plot.comparison_chart({"run": []})
+
+
+def test_comparison_chart_reads_compare_directions() -> None:
+    """A Comparison's directions (the user's lists included) colour the bars."""
+    colors = pytest.importorskip("matplotlib.colors")
+    x = np.linspace(0.1, 0.7, 10)
+    per_query = pl.concat(
+        pl.DataFrame({"run": r, "query": list(range(10)), "latency": v, "log_loss": v})
+        for r, v in (("a", x), ("b", x + 0.2))
+    )
+    green, red, blue = (colors.to_rgba(c) for c in ("tab:green", "tab:red", "tab:blue"))
+    result = lp.compare(per_query, baseline="a")
+    figure = plot.comparison_chart(result)
+    # latency: direction unknown (blue); log_loss: b's higher loss is a significant loss (red)
+    assert [_bar_colours(ax)[1] for ax in figure.axes] == [blue, red]
+    assert figure.get_suptitle() == f"* significant at alpha = {result.alpha}"
+    assert "significant, direction unknown" in [t.get_text() for t in figure.legends[0].get_texts()]
+    named = lp.compare(per_query, baseline="a", higher_is_better=["latency"])
+    assert [_bar_colours(ax)[1] for ax in plot.comparison_chart(named).axes] == [green, red]
+    # a bare table: the registry's direction, and the lists as compare takes them
+    figure = plot.comparison_chart(result.table, lower_is_better="latency")
+    assert [_bar_colours(ax)[1] for ax in figure.axes] == [red, red]
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match=re.escape(
+            "comparison_chart: higher_is_better names 'latency@10', which is not a metric of "
+            "the table (['latency', 'log_loss'])"
+        ),
+    ):
+        plot.comparison_chart(result.table, higher_is_better=["latency@10"])
+
+
+def test_comparison_chart_labels_do_not_overlap() -> None:
+    """Long run and metric names, many runs and metrics: no two texts overlap once drawn."""
+    runs = [
+        "bm25",
+        "dense-retriever-with-a-very-long-name-v2",
+        "hybrid_bm25_plus_dense_reranked_by_a_cross_encoder",
+        *[f"ablation run number {i} without the query expansion" for i in range(5)],
+    ]
+    metrics = ["ndcg@10", "brier", "recall@1000", "a_metric_with_a_rather_long_descriptive_name"]
+    rng = np.random.default_rng(0)
+    rows = []
+    for m in metrics:
+        for i, r in enumerate(runs):
+            d = 0.0 if i == 0 else float(rng.normal(0, 0.05))
+            rows.append(
+                {
+                    "run": r,
+                    "metric": m,
+                    "mean": 0.5 + d,
+                    "difference": d,
+                    "ci_low": None if i == 0 else d - 0.02,
+                    "ci_high": None if i == 0 else d + 0.02,
+                    "p_value": None if i == 0 else 0.01,
+                    "significant": i > 0,
+                }
+            )
+    figure = plot.comparison_chart(pl.DataFrame(rows), alpha=0.05)
+    agg = pytest.importorskip("matplotlib.backends.backend_agg")
+    canvas = agg.FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+
+    def drawn(ax: object, axis: str) -> list[object]:
+        """The tick labels drawn: visible, their tick inside the view limits."""
+        low, high = sorted(getattr(ax, f"get_{axis}lim")())
+        ticks = getattr(ax, f"{axis}axis").get_major_ticks()
+        return [
+            tick.label1
+            for tick in ticks
+            if tick.label1.get_visible() and low - 1e-12 <= tick.get_loc() <= high + 1e-12
+        ]
+
+    texts = [figure._suptitle, *figure.legends]
+    for ax in figure.axes:
+        texts += [ax.title, ax.xaxis.label, *drawn(ax, "x"), *drawn(ax, "y")]
+    boxes = [
+        (t, t.get_window_extent(renderer))
+        for t in texts
+        if t is not None and (not hasattr(t, "get_text") or t.get_text())
+    ]
+    assert len(boxes) > 30
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            assert not box_a.overlaps(box_b), (a, b)
+    # the run names are written once, on the first column of axes
+    assert [t.get_text() for t in figure.axes[0].get_yticklabels()][0] == "bm25\n(baseline)"
+    assert not any(t.get_visible() and t.get_text() for t in figure.axes[1].get_yticklabels())
 
 
 def test_import_does_not_load_matplotlib() -> None:

@@ -12,6 +12,7 @@ import lodestar_polars as lp
 from lodestar_polars._registry import (
     BY_NAME,
     REGISTRY,
+    direction,
     metric_names,
     names_table,
     resolve,
@@ -189,3 +190,102 @@ def test_evaluate_core_equals_the_expression(spec: object) -> None:
     np.testing.assert_allclose(
         got[name].to_numpy().astype(float), want["v"].to_numpy().astype(float), rtol=1e-12
     )
+
+
+# ---- direction: which way a metric improves ------------------------------------------------
+
+
+@pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
+def test_direction_is_the_way_a_better_ranking_moves(spec: object) -> None:
+    """A perfect ranking (calibrated probabilities) scores better than its reverse.
+
+    One relevant row of four: scores in the truth's order against the reversed scores,
+    each metric at cutoff 1 where it takes one. ``higher_is_better`` must agree.
+    """
+    frame = pl.DataFrame(
+        {
+            "q": ["good"] * 4 + ["bad"] * 4,
+            "t": [1, 0, 0, 0] * 2,
+            "s": [0.9, 0.4, 0.3, 0.1, 0.1, 0.3, 0.4, 0.9],
+        }
+    )
+    # a cutoff of 1 where the number after @ is a cutoff (ECE's is its bins: left at 10)
+    cut = spec.cutoff != "none" and spec.cutoff_option == "k"  # type: ignore[attr-defined]
+    name = spec.name + ("@1" if cut else "")  # type: ignore[attr-defined]
+    out = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s").sort("q")
+    bad, good = out[name].to_list()
+    assert good != bad, name
+    assert spec.higher_is_better == (good > bad), name  # type: ignore[attr-defined]
+    assert direction(name) == ("higher" if good > bad else "lower")
+
+
+def test_direction_of_scikit_learn_names_is_its_scorers() -> None:
+    """scikit-learn's scorers say it too: a negated scorer (``neg_log_loss``) is a loss."""
+    metrics = pytest.importorskip("sklearn.metrics")
+    signs = {}
+    for scorer_name in metrics.get_scorer_names():
+        scorer = metrics.get_scorer(scorer_name)
+        function = getattr(scorer, "_score_func", None)
+        if function is not None:
+            signs[function.__name__] = scorer._sign
+    checked = 0
+    for spec in REGISTRY:
+        for name in spec.names:
+            if name.tool == "scikit-learn" and name.text in signs:
+                expected = "higher" if signs[name.text] > 0 else "lower"
+                assert direction(name.text) == expected, name.text
+                checked += 1
+    assert checked >= 4  # average_precision, roc_auc, top_k_accuracy, log_loss, brier_score_loss
+
+
+@pytest.mark.parametrize(
+    ("column", "expected"),
+    [
+        # lp.evaluate's columns, any spelling resolve reads
+        ("brier", "lower"),
+        ("brier_score", "lower"),
+        ("brier_score_loss", "lower"),
+        ("log_loss", "lower"),
+        ("coverage_error", "lower"),
+        ("label_ranking_loss", "lower"),
+        ("ndcg@10", "higher"),
+        ("P.10", "higher"),
+        ("map_cut.100", "higher"),
+        ("recall@1000", "higher"),
+        ("auc", "higher"),
+        # scikit-learn's expected calibration error, in lp.evaluate or not
+        ("expected_calibration_error", "lower"),
+        ("ece", "lower"),
+        # the report's micro family
+        ("hit@1", "higher"),
+        ("mrr@10", "higher"),
+        # trec_eval's printed names, lp.trec.evaluate's too
+        ("P_10", "higher"),
+        ("ndcg_cut_10", "higher"),
+        ("Rprec", "higher"),
+        ("bpref", "higher"),
+        ("infAP", "higher"),
+        ("iprec_at_recall_0.10", "higher"),
+        ("ndcg_1=3,2=9", "higher"),
+        ("num_q", None),
+        ("num_ret", None),
+        ("num_rel", None),
+        ("num_rel_ret", None),
+        # unknown: no guess from the ending
+        ("my_loss", None),
+        ("calibration_error", None),
+        ("latency_ms", None),
+        ("hits@10", None),  # ranx's count of hits: not offered here
+        ("ap@10", None),  # a name lp.evaluate refuses
+    ],
+)
+def test_direction(column: str, expected: str | None) -> None:
+    assert direction(column) == expected
+
+
+def test_direction_of_every_trec_label() -> None:
+    """Every label lp.trec.evaluate writes has a direction, except the counts."""
+    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
+    for measure in lp.trec.parse_measures(["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5"]):
+        expected = None if measure.kind in counts else "higher"
+        assert direction(measure.label) == expected, measure.label
