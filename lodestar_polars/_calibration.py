@@ -35,6 +35,7 @@ from lodestar_polars._expr import (
     binary_check,
     input_checks,
 )
+from lodestar_polars._messages import python_text
 from lodestar_polars._validation import (
     ROC_AUC_ONE_CLASS,
     BinStrategy,
@@ -54,9 +55,15 @@ def _probability_checks(prob: pl.Expr, below: str) -> tuple[Check, ...]:
     """scikit-learn's range checks of ``y_prob``: above 1 first, then below 0."""
     high, low = prob > 1.0, prob < 0.0
     return (
-        Check(high.any(), pl.format("y_prob contains values greater than 1: {}", prob.max()), high),
         Check(
-            low.any(), pl.format(f"y_prob contains values {below} than 0: {{}}", prob.min()), low
+            high.any(),
+            pl.format("y_prob contains values greater than 1: {}", python_text(prob.max())),
+            high,
+        ),
+        Check(
+            low.any(),
+            pl.format(f"y_prob contains values {below} than 0: {{}}", python_text(prob.min())),
+            low,
         ),
     )
 

@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
+from lodestar_polars._messages import python_text
 from lodestar_polars.typing import IntoExprColumn
 
 FLOAT_DTYPE = "dtype('float64')"
@@ -157,7 +158,7 @@ def binary_check(y_true: pl.Expr, caller: str) -> Check:
         bad,
         pl.format(
             f"{caller} needs a binary y_true (bool, or 0 and 1). Got {{}} instead.",
-            y_true.filter(bad).first(),
+            python_text(y_true.filter(bad).first()),
         ),
     )
 

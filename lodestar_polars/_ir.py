@@ -51,6 +51,7 @@ from lodestar_polars._expr import (
     ranks_as_counts,
     row_index,
 )
+from lodestar_polars._messages import python_text
 from lodestar_polars._ties import Ties, tie_rule
 from lodestar_polars._validation import check_k, check_option, check_real
 from lodestar_polars.typing import IntoExprColumn
@@ -196,7 +197,7 @@ def _n_relevant(
             pl.format(
                 "n_relevant must be a whole number of relevant documents (0, 1, 2, ...). "
                 "Got {} instead.",
-                n.filter(not_whole).first(),
+                python_text(n.filter(not_whole).first()),
             ),
         ),
         Check(n.n_unique() > 1, pl.lit("n_relevant must hold one value per group.")),
