@@ -22,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._validation import check_bool
+from lodestar_polars._validation import check_bool, check_open_interval
+from lodestar_polars.exceptions import InvalidParameterError
 
 __all__ = [
     "DEFAULT_SHRINKAGE_STRENGTH",
@@ -229,6 +230,56 @@ def _format_of(path: Path, verb: str) -> Literal["json", "parquet"]:
 
 # ---------------------------------------------------------------------------
 # checks
+
+
+def resolve_shrinkage(
+    shrinkage: object, shrinkage_strength: object, caller: str
+) -> tuple[bool, float]:
+    """Whether shrinkage is on, and its strength: decision 0013's rule, in one place.
+
+    ``shrinkage_strength`` set (a float in (0, inf)) switches shrinkage on at that strength;
+    ``shrinkage=True`` without one uses :data:`DEFAULT_SHRINKAGE_STRENGTH`; neither: off.
+    :func:`transform_for_objective` and :func:`lodestar_polars.ranking_report` both read it.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``shrinkage`` not a bool, or ``shrinkage_strength`` not None nor a float in (0, inf).
+    """
+    on = check_bool(shrinkage, "shrinkage", caller)
+    if shrinkage_strength is None:
+        return on, DEFAULT_SHRINKAGE_STRENGTH
+    strength = check_open_interval(shrinkage_strength, "shrinkage_strength", caller, 0.0, math.inf)
+    return True, strength
+
+
+def check_exclusive(*, shrinkage: bool, percentile: bool, caller: str) -> None:
+    """Refuse shrinkage (on by :func:`resolve_shrinkage`'s rule) together with the percentile."""
+    if shrinkage and percentile:
+        msg = (
+            f"{caller}: shrinkage and percentile are mutually exclusive: the percentile of a "
+            "shrunk score looked up in the item's raw score distribution promotes the "
+            "small-sample items shrinkage exists to damp; choose one (a shrinkage_strength "
+            "switches shrinkage on)."
+        )
+        raise InvalidParameterError(msg)
+
+
+def check_state(state: object, caller: str) -> ComparabilityState | None:
+    """``state``: a :class:`ComparabilityState` or None; a path is refused with what to do."""
+    if state is None or isinstance(state, ComparabilityState):
+        return state
+    if isinstance(state, (str, Path)):
+        msg = (
+            f"The 'state' parameter of {caller} must be a ComparabilityState or None. Got the "
+            f"path {str(state)!r}: load it first, state=lp.ComparabilityState.load({str(state)!r})."
+        )
+    else:
+        msg = (
+            f"The 'state' parameter of {caller} must be a ComparabilityState or None. "
+            f"Got {type(state).__name__} instead."
+        )
+    raise InvalidParameterError(msg)
 
 
 def _keys(by: object, caller: str) -> list[str]:
@@ -673,27 +724,10 @@ def transform_for_objective(
         msg = f"{caller}: 'scores' must be a polars DataFrame or LazyFrame; got {kind}."
         raise TypeError(msg)
     a, explicit = _resolve_alpha(objective, alpha)
-    shrinkage = check_bool(shrinkage, "shrinkage", caller)
+    shrinkage, strength = resolve_shrinkage(shrinkage, shrinkage_strength, caller)
     percentile = check_bool(percentile, "percentile", caller)
-    strength = DEFAULT_SHRINKAGE_STRENGTH
-    if shrinkage_strength is not None:
-        ok = isinstance(shrinkage_strength, numbers.Real) and not isinstance(
-            shrinkage_strength, bool
-        )
-        if not ok or not (0.0 < float(shrinkage_strength) < math.inf):
-            msg = (
-                f"{caller}: 'shrinkage_strength' must be a float in (0, inf) or None; "
-                f"got {shrinkage_strength!r}."
-            )
-            raise ValueError(msg)
-        strength, shrinkage = float(shrinkage_strength), True
-    if shrinkage and percentile:
-        msg = (
-            f"{caller}: shrinkage and percentile are mutually exclusive: the percentile of a "
-            "shrunk score looked up in the item's raw score distribution promotes the "
-            "small-sample items shrinkage exists to damp; choose one."
-        )
-        raise ValueError(msg)
+    state = check_state(state, caller)
+    check_exclusive(shrinkage=shrinkage, percentile=percentile, caller=caller)
     if percentile and explicit and a != 0.0:
         msg = (
             f"{caller}: percentile ranking is base-rate invariant and takes no popularity "
@@ -724,9 +758,6 @@ def transform_for_objective(
             "the identity (alpha 0, no shrinkage, no percentile) runs without a state."
         )
         raise ValueError(msg)
-    if not isinstance(state, ComparabilityState):
-        msg = f"{caller}: 'state' must be a ComparabilityState or None; got {type(state).__name__}."
-        raise TypeError(msg)
     item_dtype = _check_item_dtype(schema, item, caller)
     df = scores.lazy().collect() if lazy else scores
     assert isinstance(df, pl.DataFrame)

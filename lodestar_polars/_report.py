@@ -10,7 +10,6 @@ bootstrap resample.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,8 +19,15 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._serving import check_frame, columns_of, require_columns
-from lodestar_polars._validation import check_int, check_k, check_open_interval, check_option
+from lodestar_polars._validation import (
+    check_bool,
+    check_int,
+    check_k,
+    check_open_interval,
+    check_option,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 SCHEMA_VERSION = 1
@@ -756,8 +762,12 @@ def ranking_report(
     popularity_discount : float, default=None
         A configured α: applies to the primary block only.
     shrinkage, shrinkage_strength, percentile, state
-        Passed to :func:`lodestar_polars.transform_for_objective`; without a
-        ``state`` the blocks that need one fit it on ``scores`` and ``truth``.
+        Passed to :func:`lodestar_polars.transform_for_objective`, for every
+        block (the accuracy block included): a ``shrinkage_strength`` switches
+        shrinkage on, as there (decision 0013).  ``state`` is a
+        :class:`~lodestar_polars.ComparabilityState` (load a saved one with
+        :meth:`~lodestar_polars.ComparabilityState.load`); without one the
+        blocks that need it fit it on ``scores`` and ``truth``.
     engine : {'auto', 'in-memory', 'streaming'}, default='auto'
         How a ``LazyFrame`` input is collected.
 
@@ -851,18 +861,20 @@ def ranking_report(
     tail_share = check_open_interval(tail_share, "tail_share", CALLER, 0.0, 1.0)
     mp = check_option(multi_positive, "multi_positive", CALLER, MULTI_POSITIVE)
     eng: Engine = check_option(engine, "engine", CALLER, ENGINES)  # type: ignore[assignment]
-    for flag, flag_name in ((shrinkage, "shrinkage"), (percentile, "percentile")):
-        if not isinstance(flag, (bool, np.bool_)):
-            msg = f"The {flag_name!r} parameter of {CALLER} must be a bool. Got {flag!r} instead."
-            raise InvalidParameterError(msg)
+    # decision 0013's rule, read from the one place transform_for_objective reads it:
+    # a shrinkage_strength switches shrinkage on
+    shrink, strength = resolve_shrinkage(shrinkage, shrinkage_strength, CALLER)
+    percentile = check_bool(percentile, "percentile", CALLER)
+    check_exclusive(shrinkage=shrink, percentile=percentile, caller=CALLER)
+    state = check_state(state, CALLER)
     if popularity_discount is not None and (
         not isinstance(popularity_discount, numbers.Real)
-        or isinstance(popularity_discount, bool)
-        or not math.isfinite(float(popularity_discount))
+        or isinstance(popularity_discount, (bool, np.bool_))
+        or not 0.0 <= float(popularity_discount) <= 1.0  # also refuses nan
     ):
         msg = (
-            f"The 'popularity_discount' parameter of {CALLER} must be a finite float or None. "
-            f"Got {popularity_discount!r} instead."
+            f"The 'popularity_discount' parameter of {CALLER} must be a float in [0, 1] (the "
+            f"popularity discount alpha) or None. Got {popularity_discount!r} instead."
         )
         raise InvalidParameterError(msg)
 
@@ -893,9 +905,9 @@ def ranking_report(
 
     alphas = _objective_alphas()
     transforms = {
-        "shrinkage": bool(shrinkage),
+        "shrinkage": shrink,
         "shrinkage_strength": shrinkage_strength,
-        "percentile": bool(percentile),
+        "percentile": percentile,
     }
 
     def fit() -> Any:
@@ -967,4 +979,5 @@ def ranking_report(
         },
         "popularity_source": source,
         "comparability": comparability,
+        "shrinkage_strength": strength if shrink else None,
     }

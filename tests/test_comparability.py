@@ -341,7 +341,11 @@ def test_unknown_objective_and_bad_options_are_refused() -> None:
         lp.transform_for_objective(_log(), "novelty", state, **KW)  # type: ignore[arg-type]
     with pytest.raises(lp.InvalidParameterError, match="'shrinkage' parameter"):
         lp.transform_for_objective(_log(), "accuracy", state, shrinkage=1, **KW)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"'shrinkage_strength' must be a float in \(0, inf\)"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match=r"'shrinkage_strength' parameter of transform_for_objective must be a float in "
+        r"the range \(0\.0, inf\)\. Got 0\.0 instead\.",
+    ):
         lp.transform_for_objective(_log(), "accuracy", state, shrinkage_strength=0.0, **KW)
 
 

@@ -484,6 +484,7 @@ def test_multi_column_list_key_and_payload_is_json() -> None:
         "tail_rule",
         "popularity_source",
         "comparability",
+        "shrinkage_strength",
     }
     assert set(report) == keys
 
@@ -1007,7 +1008,8 @@ def test_a_given_state_is_used_and_percentile_blocks_have_no_alpha(
 ) -> None:
     """state= is not refitted; a percentile block records alpha null."""
     log = _random_log(13)
-    state = {i: 0.1 for i in range(12)}
+    # a real state passes the report's check; the double (percentile: no alpha) never reads it
+    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
     report = lp.ranking_report(
         log,
         by="user",
@@ -1174,7 +1176,11 @@ def test_real_percentile_blocks() -> None:
             "ranking_report: popularity_discount=0.5 cannot be combined with percentile=True: "
             "a block ranked by percentile applies no popularity discount.",
         ),
-        ({"popularity_discount": 2.0}, "the popularity discount alpha must be in [0, 1]"),
+        (
+            {"popularity_discount": 2.0},
+            "The 'popularity_discount' parameter of ranking_report must be a float in [0, 1] "
+            "(the popularity discount alpha) or None. Got 2.0 instead.",
+        ),
         ({"shrinkage": True, "percentile": True}, "shrinkage"),
     ],
     ids=["discount-with-percentile", "alpha-out-of-range", "shrinkage-with-percentile"],
@@ -1232,3 +1238,33 @@ def test_rank_bounds_both_paths_match_the_definition(
             same = ragged_ids == ragged_ids[i]
             assert rb[i] == np.sum(ragged_values[same] > ragged_values[i])
             assert rt[i] == np.sum(ragged_values[same] == ragged_values[i])
+
+
+# ---------------------------------------------------------------------------
+# every verdict right: one rule per option, on every path
+
+
+def test_a_shrinkage_strength_shrinks_the_accuracy_block() -> None:
+    """Decision 0013: a shrinkage_strength switches shrinkage on, in the report as in the transform.
+
+    The accuracy block ranks the shrunk scores, not the raw ones.
+    """
+    log = _random_log(23)
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    shrunk = lp.transform_for_objective(
+        log, "accuracy", state, by="user", item="item", score="score", shrinkage_strength=50.0
+    )
+    report = lp.ranking_report(log, objectives=("accuracy",), shrinkage_strength=50.0, **kw)
+    alone = lp.ranking_report(shrunk, objectives=("accuracy",), **kw)
+    raw = lp.ranking_report(log, objectives=("accuracy",), **kw)
+    assert report["objectives"] == alone["objectives"]
+    assert report["objectives"] != raw["objectives"]
+    assert report["comparability"] == "fitted_on_scores"
+    assert report["shrinkage_strength"] == 50.0
+    assert raw["shrinkage_strength"] is None
+    # shrinkage=True without a strength is the same rule at its default strength, 50
+    on = lp.ranking_report(log, objectives=("accuracy",), shrinkage=True, **kw)
+    assert on["objectives"] == report["objectives"]
