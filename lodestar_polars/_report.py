@@ -20,6 +20,7 @@ import numpy.typing as npt
 import polars as pl
 
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._serving import check_frame, columns_of, require_columns
 from lodestar_polars._validation import (
     check_bool,
@@ -47,6 +48,7 @@ _LIST, _ITEM, _ROW, _ORDER, _TRUTH = "__lp_list", "__lp_item", "__lp_row", "__lp
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+ScoreArray = npt.NDArray[Any]  # float64, or an integer dtype: ranks as the scores do
 
 
 # ---------------------------------------------------------------------------
@@ -263,8 +265,26 @@ def _truth_pairs_from_frame(
 # the families on arrays
 
 
-def rank_bounds(list_id: IntArray, values: FloatArray) -> tuple[IntArray, IntArray]:
-    """Per row: ``b`` (candidates strictly above in its list) and ``t`` (its tie block's size)."""
+def ranking_values(column: pl.Series) -> ScoreArray:
+    """A score column as an array that ranks and ties exactly as its values do.
+
+    Floats as float64; integers of up to 64 bits in their own dtype, never cast to float (as
+    ``lp.evaluate`` ranks them: ``2**53`` and ``2**53 + 1`` do not tie); 128-bit integers and
+    decimals, which NumPy cannot hold, by their dense rank over the whole column.
+    """
+    dtype = column.dtype
+    if dtype.is_float():
+        return column.cast(pl.Float64).to_numpy()
+    if dtype.is_integer() and dtype not in (pl.Int128, pl.UInt128):
+        return column.to_numpy()
+    return column.rank("dense").cast(pl.Int64).to_numpy()
+
+
+def rank_bounds(list_id: IntArray, values: ScoreArray) -> tuple[IntArray, IntArray]:
+    """Per row: ``b`` (candidates strictly above in its list) and ``t`` (its tie block's size).
+
+    ``values`` are float64 or integers (compared as integers, never through a float).
+    """
     shape = _rectangle(list_id)
     if shape is not None:
         return _rank_bounds_rectangular(values.reshape(shape))
@@ -312,10 +332,11 @@ def _rectangle(list_id: IntArray) -> tuple[int, int] | None:
     return n_lists, length
 
 
-def _rank_bounds_rectangular(scores: FloatArray) -> tuple[IntArray, IntArray]:
+def _rank_bounds_rectangular(scores: ScoreArray) -> tuple[IntArray, IntArray]:
     """:func:`rank_bounds` of a (lists x length) matrix, row by row in NumPy."""
     n_lists, length = scores.shape
-    within = np.argsort(-scores, axis=1, kind="stable")
+    # -scores for floats, ~scores for integers (no overflow at the int64 minimum or in uint64)
+    within = np.argsort(descending_key(scores), axis=1, kind="stable")
     ranked = np.take_along_axis(scores, within, axis=1)
     col = np.broadcast_to(np.arange(length, dtype=np.int64), (n_lists, length))
     first = np.ones((n_lists, length), dtype=bool)
@@ -365,7 +386,7 @@ class Block:
     exposure: FloatArray
 
 
-def score_block(g: Graded, values: FloatArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
+def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
     """Micro and macro families of the ranking by ``values`` (one per candidate row)."""
     b, t = rank_bounds(g.list_id, values)
     seen = g.g_row >= 0
@@ -643,11 +664,15 @@ def _objective_scores(
     transforms: Mapping[str, Any],
     state: Any,
     fit: Any,
-) -> tuple[FloatArray, Any]:
-    """The block's scores, per candidate row in ``base`` order, and the state used."""
+) -> tuple[ScoreArray, Any]:
+    """The block's scores, per candidate row in ``base`` order, and the state used.
+
+    The identity ranks the scores as they are (integers as integers); a transform's output is
+    float64 by construction.
+    """
     identity = alpha == 0.0 and not transforms["shrinkage"] and not transforms["percentile"]
     if identity:
-        return base[score].cast(pl.Float64).to_numpy(), state
+        return ranking_values(base[score]), state
     from lodestar_polars._comparability import transform_for_objective
 
     if state is None:

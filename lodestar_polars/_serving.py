@@ -117,11 +117,15 @@ def top_k(
     keys: list[str] = columns_of(by, "top_k")
     check_frame(frame, "frame", "top_k")
     lazy = frame.lazy()
-    require_columns(lazy.collect_schema(), [*keys, item, score], "frame", "top_k")
+    schema = lazy.collect_schema()
+    require_columns(schema, [*keys, item, score], "frame", "top_k")
     key = "__lp_sort_score"
+    dtype = schema[score]
+    # integers are sorted as integers (2**53 + 1 is above 2**53), never through a float
+    sort_key = pl.col(score).fill_nan(None) if dtype.is_float() else pl.col(score)
     ranked = (
         lazy.select(*keys, item, score)
-        .with_columns(pl.col(score).cast(pl.Float64).fill_nan(None).alias(key))
+        .with_columns(sort_key.alias(key))
         .sort(
             [*keys, key, item],
             descending=[False] * len(keys) + [True, False],

@@ -1268,3 +1268,34 @@ def test_a_shrinkage_strength_shrinks_the_accuracy_block() -> None:
     # shrinkage=True without a strength is the same rule at its default strength, 50
     on = lp.ranking_report(log, objectives=("accuracy",), shrinkage=True, **kw)
     assert on["objectives"] == report["objectives"]
+
+
+@pytest.mark.parametrize("ragged", [False, True], ids=["matrix", "ragged"])
+@pytest.mark.parametrize(
+    ("dtype", "low"),
+    [(pl.Int64, 2**53), (pl.UInt64, 2**64 - 2), (pl.Int64, -(2**63)), (pl.Int128, 2**100)],
+)
+def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int, *, ragged: bool) -> None:
+    """2**53 + 1 ranks above 2**53 (lp.evaluate's rule): the clicked item is first, hit@1 is 1."""
+    users = [1, 1, 2, 2] + ([2] if ragged else [])
+    items = ["a", "b", "a", "b"] + (["c"] if ragged else [])
+    values = [low, low + 1, low + 1, low] + ([low] if ragged else [])
+    clicked = [False, True, True, False] + ([False] if ragged else [])
+    log = pl.DataFrame({"user": users, "item": items, "clicked": clicked}).with_columns(
+        pl.Series("score", values, dtype=dtype)
+    )
+    report = lp.ranking_report(
+        log, by="user", item="item", score="score", truth="clicked", k=1,
+        objectives=("accuracy",), n_resamples=20,
+    )  # fmt: skip
+    micro = report["objectives"]["accuracy"]["micro"]
+    # by hand: each list's clicked item has the strictly largest score, so it is at rank 1
+    assert micro["hit@1"] == 1.0
+    assert micro["mrr@1"] == 1.0
+    assert micro["ndcg@1"] == 1.0
+    if dtype != pl.Int128:  # lp.evaluate, which ranks integers as integers, agrees
+        per_user = lp.evaluate(
+            log.with_columns(pl.col("clicked").cast(pl.Int64)),
+            ["rr@1"], by="user", y_true="clicked", y_score="score",
+        )  # fmt: skip
+        assert per_user["rr@1"].mean() == micro["mrr@1"]

@@ -103,3 +103,19 @@ def test_bad_input_gets_a_sentence(kwargs: dict[str, Any], msg: str) -> None:
     k = args.pop("k")
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.top_k(frame, k, **args)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "low"),
+    [(pl.Int64, 2**53), (pl.UInt64, 2**64 - 2), (pl.Int64, -(2**63)), (pl.Int128, 2**100)],
+)
+def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int) -> None:
+    """2**53 and 2**53 + 1 are distinct scores: the larger is served first (no float cast)."""
+    frame = pl.DataFrame({"user": [1, 1, 2, 2, 2], "item": ["a", "b", "a", "b", "c"]}).with_columns(
+        pl.Series("score", [low, low + 1, low + 1, low, low], dtype=dtype)
+    )
+    served = lp.top_k(frame, 1, by="user", item="item", score="score")
+    # by hand: user 1's best is b (low + 1), user 2's is a (low + 1)
+    assert served["item"].to_list() == ["b", "a"]
+    assert served["score"].to_list() == [low + 1, low + 1]
+    assert served.schema["score"] == dtype
