@@ -698,6 +698,57 @@ def _objective_scores(
     return array, state
 
 
+def _check_domain(
+    base: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    score: str,
+    block_alpha: Mapping[str, float],
+    *,
+    shrinkage: float | None,
+    percentile: bool,
+) -> None:
+    """Refuse, before any block is scored, scores outside a requested transform's domain.
+
+    Shrinkage pulls a probability toward a base rate (scores in [0, 1]); the popularity discount
+    divides by ``base_rate ** alpha`` (scores >= 0, or the order of negatives reverses).  The
+    first offending row in (list, item) order is named, with the two ways out for signed scores.
+    """
+    column = pl.col(score)
+    if shrinkage is not None:
+        bad = base.filter((column < 0) | (column > 1))
+        if bad.height:
+            row = bad.row(0, named=True)
+            msg = (
+                f"{CALLER}: shrinkage (shrinkage_strength={shrinkage:g}) pulls each score toward "
+                f"its item's base rate, a probability, and needs scores in [0, 1]; list "
+                f"{_key_repr(row, keys)} has {score}={row[score]!r} for item {row[item]!r}. "
+                "Pass probabilities (for logits, their sigmoid), or leave shrinkage off; "
+                "percentile=True ranks each score within its item's distribution and needs "
+                "no scale."
+            )
+            raise ValueError(msg)
+    if percentile:
+        return
+    discounted = [name for name, alpha in block_alpha.items() if alpha > 0.0]
+    if not discounted:
+        return
+    bad = base.filter(column < 0)
+    if bad.height:
+        row = bad.row(0, named=True)
+        which = ", ".join(f"{name!r} (alpha {block_alpha[name]:g})" for name in discounted)
+        plural, verb = ("s", "divide") if len(discounted) > 1 else ("", "divides")
+        msg = (
+            f"{CALLER}: the objective{plural} {which} {verb} each score by its item's base rate "
+            f"** alpha, which needs scores >= 0 (a negative score's order would reverse); list "
+            f"{_key_repr(row, keys)} has {score}={row[score]!r} for item {row[item]!r}. For "
+            'signed scores such as logits, pass objectives=("accuracy",) (alpha 0: the scores '
+            "as they are), or percentile=True (each score ranked within its item's score "
+            "distribution, which needs no sign)."
+        )
+        raise ValueError(msg)
+
+
 def _objective_alphas() -> Mapping[str, float]:
     from lodestar_polars._comparability import OBJECTIVE_ALPHA
 
@@ -919,6 +970,15 @@ def ranking_report(
         multi_positive=mp,
         engine=eng,
     )
+    alphas = _objective_alphas()
+    block_alpha = {name: float(alphas[name]) for name in names}
+    if popularity_discount is not None:
+        block_alpha[primary] = float(popularity_discount)
+    # before any block is scored: the transforms' domains, in the report's words
+    _check_domain(
+        base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
+        percentile=percentile,
+    )  # fmt: skip
     pop, others, total, source = _popularity(g, item, train, popularity)
     if pop is None:
         tail_pop = weighted_count(g.g_item, minlength=g.items.len()).astype(np.float64)
@@ -928,7 +988,6 @@ def ranking_report(
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
 
-    alphas = _objective_alphas()
     transforms = {
         "shrinkage": shrink,
         "shrinkage_strength": shrinkage_strength,
@@ -947,9 +1006,7 @@ def ranking_report(
     objective_alpha: dict[str, float | None] = {}
     comparability = None if state is None else "given"
     for name in names:
-        alpha = float(alphas[name])
-        if name == primary and popularity_discount is not None:
-            alpha = float(popularity_discount)
+        alpha = block_alpha[name]
         fitted_before = state
         values, state = _objective_scores(
             base,

@@ -1299,3 +1299,57 @@ def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int, *, ragged
             ["rr@1"], by="user", y_true="clicked", y_score="score",
         )  # fmt: skip
         assert per_user["rr@1"].mean() == micro["mrr@1"]
+
+
+def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Logits and the coverage block (alpha 1): one sentence before any block, with the ways out."""
+    from lodestar_polars import _report
+
+    rng = np.random.default_rng(5)
+    log = _random_log(24).with_columns(pl.Series("score", rng.normal(size=40 * 12)))
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    first = log.sort("user", "item").filter(pl.col("score") < 0).row(0, named=True)
+    want = (
+        "ranking_report: the objective 'coverage' (alpha 1) divides each score by its item's "
+        "base rate ** alpha, which needs scores >= 0 (a negative score's order would reverse); "
+        f"list {first['user']!r} has score={first['score']!r} for item {first['item']!r}. For "
+        'signed scores such as logits, pass objectives=("accuracy",) (alpha 0: the scores as '
+        "they are), or percentile=True (each score ranked within its item's score "
+        "distribution, which needs no sign)."
+    )
+    scored: list[int] = []
+    real = _report.score_block
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        scored.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_report, "score_block", counting)
+    with pytest.raises(ValueError, match=re.escape(want)):
+        lp.ranking_report(log, **kw)
+    assert scored == []  # refused before the accuracy block was scored
+    # both ways out work: the accuracy block alone, and the percentile blocks
+    alone = lp.ranking_report(log, objectives=("accuracy",), **kw)
+    assert alone["objectives"]["accuracy"]["micro"]["hit@3"] > 0.0
+    ranked = lp.ranking_report(log, percentile=True, **kw)
+    assert ranked["objective_alpha"] == {"accuracy": None, "coverage": None}
+
+
+def test_scores_outside_0_1_with_shrinkage_are_refused_before_any_work() -> None:
+    """Shrinkage needs probabilities: refused up front even for the accuracy block alone."""
+    log = _random_log(25).with_columns(pl.col("score") * 4)
+    first = log.sort("user", "item").filter(pl.col("score") > 1).row(0, named=True)
+    want = (
+        "ranking_report: shrinkage (shrinkage_strength=50) pulls each score toward its item's "
+        "base rate, a probability, and needs scores in [0, 1]; list "
+        f"{first['user']!r} has score={first['score']!r} for item {first['item']!r}."
+    )
+    with pytest.raises(ValueError, match=re.escape(want)):
+        lp.ranking_report(
+            log, by="user", item="item", score="score", truth="clicked", k=3,
+            objectives=("accuracy",), shrinkage=True, n_resamples=20,
+        )  # fmt: skip
