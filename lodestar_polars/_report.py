@@ -21,7 +21,7 @@ import polars as pl
 
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._core.ranking import descending_key
-from lodestar_polars._serving import check_frame, columns_of, require_columns
+from lodestar_polars._serving import check_frame, check_score_dtype, columns_of, require_columns
 from lodestar_polars._validation import (
     check_bool,
     check_int,
@@ -105,9 +105,7 @@ def _check_scores(
                 f"{CALLER}: scores column {name!r} has null values (first in row {nulls[_ROW][0]})."
             )
             raise ValueError(msg)
-    if not base.schema[score].is_numeric():
-        msg = f"{CALLER}: the score column {score!r} must be numeric. Got {base.schema[score]}."
-        raise ValueError(msg)
+    check_score_dtype(base.schema, score, CALLER)  # the rule top_k follows
     bad = base.filter(~pl.col(score).cast(pl.Float64).is_finite())
     if bad.height:
         key = bad.row(0, named=True)

@@ -32,6 +32,45 @@ def require_columns(schema: pl.Schema, names: Sequence[str], frame: str, caller:
             raise ValueError(msg)
 
 
+def key_repr(row: dict[str, object], keys: Sequence[str]) -> str:
+    """A list's key as the errors name it: the value, or a dict of the key columns' values."""
+    if len(keys) == 1:
+        return repr(row[keys[0]])
+    return repr({k: row[k] for k in keys})
+
+
+def check_score_dtype(schema: pl.Schema, score: str, caller: str) -> None:
+    """Refuse a score column that is not numeric (strings are never parsed as numbers)."""
+    dtype = schema[score]
+    if not dtype.is_numeric():
+        msg = f"{caller}: the score column {score!r} must be numeric. Got {dtype}."
+        raise ValueError(msg)
+
+
+def check_one_row_per_item(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str, caller: str, name: str
+) -> None:
+    """Refuse a list holding an item twice, naming the first such (list, item) in key order.
+
+    One pass over the key and item columns (a LazyFrame is read for it once, when called).
+    """
+    counts = (
+        frame.group_by(*keys, item)
+        .agg(pl.len().alias("__lp_n"))
+        .filter(pl.col("__lp_n") > 1)
+        .sort(*keys, item, nulls_last=True)
+        .head(1)
+        .collect()
+    )
+    if counts.height:
+        row = counts.row(0, named=True)
+        msg = (
+            f"{caller}: list {key_repr(row, keys)} has item {row[item]!r} more than once "
+            f"({row['__lp_n']} rows); {name} must hold one row per (list, item)."
+        )
+        raise ValueError(msg)
+
+
 def check_frame(frame: object, name: str, caller: str) -> None:
     """Refuse anything but a Polars DataFrame or LazyFrame."""
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
@@ -79,13 +118,17 @@ def top_k(
     InvalidParameterError
         ``k`` below 1 or not an int.
     ValueError
-        A column missing from ``frame``.
+        A column missing from ``frame``, a score column that is not numeric, a list holding an
+        item twice (the first in key order is named).
 
     Notes
     -----
     Equal scores are broken by item order (the smaller item first), so the
     served list is deterministic and independent of row order.  Null and NaN
-    scores rank after every number.  The evaluation in
+    scores rank after every number.  Integer scores are sorted as integers
+    (``2**53 + 1`` above ``2**53``), never through a float.  The check that each
+    list holds an item once reads the key and item columns when ``top_k`` is
+    called, a ``LazyFrame``'s too.  The evaluation in
     :func:`lodestar_polars.ranking_report` does not use this tie-break: it
     averages each metric over the orderings of a tie (docs/decisions/0012).
 
@@ -119,6 +162,8 @@ def top_k(
     lazy = frame.lazy()
     schema = lazy.collect_schema()
     require_columns(schema, [*keys, item, score], "frame", "top_k")
+    check_score_dtype(schema, score, "top_k")
+    check_one_row_per_item(lazy, keys, item, "top_k", "frame")
     key = "__lp_sort_score"
     dtype = schema[score]
     # integers are sorted as integers (2**53 + 1 is above 2**53), never through a float

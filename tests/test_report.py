@@ -1353,3 +1353,40 @@ def test_scores_outside_0_1_with_shrinkage_are_refused_before_any_work() -> None
             log, by="user", item="item", score="score", truth="clicked", k=3,
             objectives=("accuracy",), shrinkage=True, n_resamples=20,
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("objectives", [("accuracy",), ("accuracy", "coverage")])
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"shrinkage_strength": -1},
+            "The 'shrinkage_strength' parameter of ranking_report must be a float in the range "
+            "(0.0, inf). Got -1 instead.",
+        ),
+        (
+            {"state": "x.json"},
+            "The 'state' parameter of ranking_report must be a ComparabilityState or None. Got "
+            "the path 'x.json': load it first, state=lp.ComparabilityState.load('x.json').",
+        ),
+        (
+            {"state": {"a": 0.1}},
+            "The 'state' parameter of ranking_report must be a ComparabilityState or None. "
+            "Got dict instead.",
+        ),
+        (
+            {"shrinkage_strength": 5.0, "percentile": True},
+            "ranking_report: shrinkage and percentile are mutually exclusive",
+        ),
+    ],
+    ids=["negative-strength", "state-path", "state-dict", "strength-with-percentile"],
+)
+def test_options_are_refused_on_every_path(
+    objectives: tuple[Any, ...], kwargs: dict[str, Any], msg: str
+) -> None:
+    """The accuracy block alone (the identity) refuses what the transforms refuse, up front."""
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.ranking_report(
+            BASE, by="user", item="item", score="score", truth="clicked",
+            objectives=objectives, **kwargs,
+        )  # fmt: skip

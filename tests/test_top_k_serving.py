@@ -119,3 +119,48 @@ def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int) -> None:
     assert served["item"].to_list() == ["b", "a"]
     assert served["score"].to_list() == [low + 1, low + 1]
     assert served.schema["score"] == dtype
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize(
+    ("column", "msg"),
+    [
+        (pl.Series("score", ["0.9", "10", "2"]), "top_k: the score column 'score' must be "
+         "numeric. Got String."),
+        (pl.Series("score", [True, False, True]), "top_k: the score column 'score' must be "
+         "numeric. Got Boolean."),
+    ],
+    ids=["string", "boolean"],
+)  # fmt: skip
+def test_a_non_numeric_score_is_refused(column: pl.Series, msg: str, *, lazy: bool) -> None:
+    """Strings are not parsed as numbers ("10" sorts below "2"): refused, as the report does."""
+    frame = pl.DataFrame({"user": [1, 1, 1], "item": ["a", "b", "c"]}).with_columns(column)
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.top_k(frame.lazy() if lazy else frame, 2, by="user", item="item", score="score")
+    with pytest.raises(ValueError, match=re.escape(msg.replace("top_k", "ranking_report"))):
+        lp.ranking_report(
+            frame.with_columns(clicked=pl.Series([True, False, False])),
+            by="user", item="item", score="score", truth="clicked",
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_a_list_holding_an_item_twice_is_refused(*, lazy: bool) -> None:
+    """Item 'b' twice in list (2, 'x'): it would be served twice; refused, naming both."""
+    frame = pl.DataFrame(
+        {
+            "user": [2, 2, 2, 1, 1, 2],
+            "day": ["x", "x", "x", "x", "x", "y"],
+            "item": ["b", "a", "b", "b", "a", "b"],
+            "score": [0.9, 0.5, 0.8, 0.3, 0.2, 0.1],
+        }
+    )
+    msg = (
+        "top_k: list {'user': 2, 'day': 'x'} has item 'b' more than once (2 rows); frame must "
+        "hold one row per (list, item)."
+    )
+    source = frame.lazy() if lazy else frame
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.top_k(source, 2, by=["user", "day"], item="item", score="score")
+    with pytest.raises(ValueError, match=re.escape("list 2 has item 'b' more than once")):
+        lp.top_k(source.filter(pl.col("day") == "x"), 2, by="user", item="item", score="score")
