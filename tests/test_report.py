@@ -485,6 +485,10 @@ def test_multi_column_list_key_and_payload_is_json() -> None:
         "popularity_source",
         "comparability",
         "shrinkage_strength",
+        "max_list_length",
+        "by_construction",
+        "notes",
+        "decision",
     }
     assert set(report) == keys
 
@@ -1390,3 +1394,106 @@ def test_options_are_refused_on_every_path(
             BASE, by="user", item="item", score="score", truth="clicked",
             objectives=objectives, **kwargs,
         )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# the decision first; what no ordering can move is said, not given an interval
+
+
+def _decided(log: pl.DataFrame, train: pl.DataFrame | None, **kw: Any) -> dict[str, Any]:
+    return lp.ranking_report(
+        log, by="user", item="item", score="score", truth="clicked", train=train, **kw
+    )
+
+
+def test_the_decision_is_the_floor_gap_on_the_primary_metric() -> None:
+    """decision: model vs floor on ndcg@k, the gap's interval and verdict, in one sentence."""
+    n_users, n_items = 200, 10
+    users = np.repeat(np.arange(n_users), n_items)
+    items = np.tile(np.arange(n_items), n_users)
+    target = users % n_items
+    log = pl.DataFrame(
+        {"user": users, "item": items, "score": (items == target) * 1.0, "clicked": items == target}
+    )
+    train = pl.DataFrame({"item": [0] * 50 + list(range(10))})
+    report = _decided(log, train, k=3, objectives=("accuracy",), n_resamples=200)
+    gap = report["uncertainty"]["baselines"]["global_pop"]["difference"]["ndcg@3"]
+    model = report["objectives"]["accuracy"]["micro"]["ndcg@3"]
+    floor = report["baselines"]["global_pop"]["micro"]["ndcg@3"]
+    decision = report["decision"]
+    assert decision["metric"] == "ndcg@3"
+    assert decision["model"] == model
+    assert decision["baseline_value"] == floor
+    assert decision["difference"] == gap["estimate"]
+    assert (decision["ci_low"], decision["ci_high"]) == (gap["ci_low"], gap["ci_high"])
+    assert decision["verdict"] == gap["verdict"] == "model_ahead"
+    # the truth is always first (ndcg 1); the floor ranks item 0 first, else ties items 1..9
+    assert model == 1.0
+    assert decision["sentence"] == (
+        f"Model ahead: on ndcg@3 the model (accuracy ordering) scores {model:.4f} against the "
+        f"popularity floor's {floor:.4f}, a difference of {model - floor:+.4f}, 95 % interval "
+        f"[{gap['ci_low']:+.4f}, {gap['ci_high']:+.4f}] over {n_users} graded lists, which lies "
+        "wholly above zero."
+    )
+
+
+def test_without_a_floor_there_is_no_verdict() -> None:
+    """No train, no popularity: verdict None, and the sentence says what to pass."""
+    report = _decided(_random_log(26), None, k=3, n_resamples=20)
+    assert report["decision"]["verdict"] is None
+    value = report["primary_score"]["value"]
+    assert report["decision"]["sentence"] == (
+        f"No verdict: the model's ndcg@3 (accuracy ordering) is {value:.4f}, but with no "
+        "popularity floor nothing says it beats recommending the popular items; pass train= "
+        "(training interactions) or popularity= for the popularity floor."
+    )
+
+
+def _bundled() -> pl.DataFrame:
+    from importlib import resources
+
+    return pl.read_csv(str(resources.files("lodestar_polars") / "data" / "example_implicit.csv"))
+
+
+def test_k_at_least_every_list_length_is_said_not_given_an_interval() -> None:
+    """The bundled example at the CLI's k=10: every list has 10 candidates, so hit@10 is 1."""
+    log = _bundled()
+    longest = log.group_by("user").len()["len"].max()
+    assert longest == 10  # the bundled log: 10 candidates per list
+    report = _decided(log, None, k=10, n_resamples=50)
+    micro = report["objectives"]["accuracy"]["micro"]
+    assert micro["hit@10"] == 1.0  # every truth is a candidate and the top 10 holds all 10
+    assert report["max_list_length"] == longest
+    assert report["by_construction"] == [
+        "hit@10", "macro_recall@10", "catalog_coverage", "tail_hit@10", "entropy", "gini",
+    ]  # fmt: skip
+    assert len(report["notes"]) == 1
+    assert "hit@10 is 1 by construction" in report["notes"][0]
+    assert "A k below 10 makes them informative" in report["notes"][0]
+    # k=3 (and hit@5, below 10): every metric depends on the order; no note
+    informative = _decided(log, None, k=3, n_resamples=50)
+    assert informative["by_construction"] == []
+    assert informative["notes"] == []
+    # hit@5 alone is fixed when every list has at most 5 candidates, at k=3
+    short = log.filter(pl.col("item").is_in(["i01", "i02", "i03", "i04"]))
+    fixed = _decided(short, None, k=3, n_resamples=50)
+    assert fixed["max_list_length"] == 4
+    assert fixed["by_construction"] == ["hit@5"]
+    assert fixed["objectives"]["accuracy"]["micro"]["hit@5"] == 1.0
+    assert fixed["notes"][0].startswith(
+        "Every graded list has at most 4 candidates, so a top 5 already holds them all: hit@5 "
+        "is 1 by construction"
+    )
+
+
+def test_one_candidate_per_list_fixes_every_metric() -> None:
+    """One candidate: nothing is ranked; the decision cannot be other than undecided."""
+    log = pl.DataFrame(
+        {"user": [1, 2, 3], "item": ["a", "b", "a"], "score": [0.3, 0.2, 0.9],
+         "clicked": [True, True, True]}
+    )  # fmt: skip
+    report = _decided(log, pl.DataFrame({"item": ["a", "b"]}), k=2, n_resamples=20)
+    assert set(report["by_construction"]) >= {"hit@1", "hit@5", "hit@2", "mrr@2", "ndcg@2"}
+    assert report["notes"][0].startswith("Every graded list has one candidate")
+    assert report["decision"]["verdict"] == "undecided"
+    assert "fixed by construction" in report["decision"]["sentence"]
