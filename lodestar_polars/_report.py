@@ -390,9 +390,13 @@ def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool
     seen = g.g_row >= 0
     rows = np.where(seen, g.g_row, 0)
     gb, gt = b[rows], t[rows]
+    # no rank exceeds the longest list, so a cutoff past it is that length: nothing is built at
+    # the size of k (k=10**20 is a valid cutoff, as everywhere in the package)
+    longest = int((b + t).max()) if b.size else 1
     per_list: dict[str, FloatArray] = {}
     for key, f, cut in micro_keys(k):
-        v = expected_at(cumulative(cut, f), gb, gt, cut)
+        c = min(cut, longest)
+        v = expected_at(cumulative(c, f), gb, gt, c)
         per_list[key] = np.where(seen, v, 0.0)
     micro = {key: float(v.mean()) for key, v in per_list.items()}
     hit_k = per_list[f"hit@{k}"]
@@ -405,7 +409,7 @@ def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool
     in_tail = tail[g.g_item]
     tail_hit = float(hit_k[in_tail].mean()) if in_tail.any() else None
     # catalogue: P(item in top-k) per candidate row, each list weighted by its graded lists
-    p = np.clip(k - b, 0, t) / t
+    p = np.clip(min(k, longest) - b, 0, t) / t
     w = g.weight[g.list_id]
     exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
     coverage = catalogue_coverage(g.item_id, p, w, g.n_catalogue)
@@ -1172,6 +1176,14 @@ def ranking_report(
     )
     longest = int(np.bincount(g.list_id)[g.g_list].max())
     fixed, notes = by_construction(kk, longest)
+    if model.macro[f"tail_hit@{kk}"] is None:  # null in every block: it depends on the truths
+        counted = {"train": "training", "popularity": "given", "truth": "graded truths'"}
+        notes.append(
+            f"tail_hit@{kk} is null: no graded list's truth is a long-tail item (the least "
+            f"popular items holding at most {tail_share:g} of the "
+            f"{counted.get(str(tail_source), str(tail_source))} popularity; "
+            f"{int(np.count_nonzero(tail))} catalogue or truth item(s) qualify)."
+        )
     payload: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "k": kk,

@@ -204,7 +204,8 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
         f"{n} ({'percentile' if a is None else f'alpha {a:g}'})" for n, a in alphas.items()
     )
     out.write(
-        f"{source}: {payload['n_lists']:,} graded lists ({payload['n_dropped']:,} dropped, "
+        f"{source}: {payload['n_lists']:,} graded list{'' if payload['n_lists'] == 1 else 's'} "
+        f"({payload['n_dropped']:,} dropped, "
         f"{payload['n_unseen_truth']:,} unseen truth), {payload['n_items']:,} items, "
         f"k={payload['k']}; objectives: {shown}\n"
     )

@@ -1497,3 +1497,29 @@ def test_one_candidate_per_list_fixes_every_metric() -> None:
     assert report["notes"][0].startswith("Every graded list has one candidate")
     assert report["decision"]["verdict"] == "undecided"
     assert "fixed by construction" in report["decision"]["sentence"]
+
+
+def test_a_cutoff_past_every_list_builds_nothing_at_its_size() -> None:
+    """k=10**20 is a valid cutoff (check_k's rule): every list is served whole, as at k=12."""
+    log = _random_log(27)  # 12 candidates per list
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", objectives=("accuracy",),
+        n_resamples=20,
+    )  # fmt: skip
+    huge = lp.ranking_report(log, k=10**20, **kw)
+    whole = lp.ranking_report(log, k=12, **kw)
+    rename = {"hit@12": "hit@100000000000000000000", "mrr@12": "mrr@100000000000000000000",
+              "ndcg@12": "ndcg@100000000000000000000"}  # fmt: skip
+    want = {rename.get(m, m): v for m, v in whole["objectives"]["accuracy"]["micro"].items()}
+    assert huge["objectives"]["accuracy"]["micro"] == want
+    assert huge["objectives"]["accuracy"]["macro"]["catalog_coverage"] == 1.0
+
+
+def test_a_null_tail_hit_is_explained() -> None:
+    """Every truth is a head item: tail_hit@k is null, and a note says why (no silent null)."""
+    log = _random_log(28).with_columns(clicked=pl.col("item") == 0)
+    train = pl.DataFrame({"item": [0] * 90 + list(range(12))})
+    report = _decided(log, train, k=3, n_resamples=20, objectives=("accuracy",))
+    assert report["objectives"]["accuracy"]["macro"]["tail_hit@3"] is None
+    assert any(note.startswith("tail_hit@3 is null: no graded list's truth is a long-tail item")
+               for note in report["notes"])  # fmt: skip
