@@ -425,7 +425,7 @@ def _keys(by: object, caller: str) -> list[str]:
         msg = (
             f"{caller}: 'by' must name the list column(s), a str or a sequence of str; got {by!r}."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     return keys
 
 

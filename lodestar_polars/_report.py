@@ -21,7 +21,13 @@ import polars as pl
 
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._core.ranking import descending_key
-from lodestar_polars._serving import check_frame, check_score_dtype, columns_of, require_columns
+from lodestar_polars._serving import (
+    check_frame,
+    check_score_dtype,
+    column_name,
+    columns_of,
+    require_columns,
+)
 from lodestar_polars._validation import (
     check_bool,
     check_int,
@@ -149,6 +155,9 @@ def _grade(
         wanted.append(groups)
     require_columns(schema, wanted, "scores", CALLER)
     base = lazy.select(list(dict.fromkeys(wanted))).with_row_index(_ROW).collect(engine=engine)
+    if base.height == 0:
+        msg = f"{CALLER}: scores has no rows, so there is nothing to grade."
+        raise ValueError(msg)
     _check_scores(base, keys, item, score, groups)
     # canonical ids: sorted keys and sorted items, whatever the row order
     key_table = base.select(keys).unique().sort(keys).with_row_index(_LIST)
@@ -1044,10 +1053,8 @@ def ranking_report(
         if extra is not None:
             check_frame(extra, extra_name, CALLER)
     keys = columns_of(by, CALLER)
-    for name, value in (("item", item), ("score", score)):
-        if not isinstance(value, str):
-            msg = f"The {name!r} parameter of {CALLER} must be a column name. Got {value!r}."
-            raise InvalidParameterError(msg)
+    item = column_name(item, "item", CALLER)
+    score = column_name(score, "score", CALLER)
     if groups is not None and not isinstance(groups, str):
         msg = f"The 'groups' parameter of {CALLER} must be a column name or None. Got {groups!r}."
         raise InvalidParameterError(msg)

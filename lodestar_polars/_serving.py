@@ -8,20 +8,29 @@ from typing import TypeVar
 import polars as pl
 
 from lodestar_polars._validation import check_k
+from lodestar_polars.exceptions import InvalidParameterError
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
 def columns_of(by: str | Sequence[str], caller: str) -> list[str]:
     """``by`` as a list of column names (one name or a sequence of names)."""
-    names = [by] if isinstance(by, str) else list(by)
+    names = [by] if isinstance(by, str) else list(by) if isinstance(by, Sequence) else []
     if not names or not all(isinstance(name, str) for name in names):
         msg = (
             f"The 'by' parameter of {caller} must be a column name or a non-empty sequence "
             f"of column names. Got {by!r} instead."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     return names
+
+
+def column_name(value: object, name: str, caller: str) -> str:
+    """A parameter naming one column: a str."""
+    if not isinstance(value, str):
+        msg = f"The {name!r} parameter of {caller} must be a column name. Got {value!r}."
+        raise InvalidParameterError(msg)
+    return value
 
 
 def require_columns(schema: pl.Schema, names: Sequence[str], frame: str, caller: str) -> None:
@@ -116,7 +125,7 @@ def top_k(
     Raises
     ------
     InvalidParameterError
-        ``k`` below 1 or not an int.
+        ``k`` below 1 or not an int; ``by``, ``item`` or ``score`` not column names.
     ValueError
         A column missing from ``frame``, a score column that is not numeric, a list holding an
         item twice (the first in key order is named).
@@ -158,6 +167,8 @@ def top_k(
     """
     kk = check_k(k, "top_k", allow_none=False)
     keys: list[str] = columns_of(by, "top_k")
+    item = column_name(item, "item", "top_k")
+    score = column_name(score, "score", "top_k")
     check_frame(frame, "frame", "top_k")
     lazy = frame.lazy()
     schema = lazy.collect_schema()

@@ -164,3 +164,21 @@ def test_a_list_holding_an_item_twice_is_refused(*, lazy: bool) -> None:
         lp.top_k(source, 2, by=["user", "day"], item="item", score="score")
     with pytest.raises(ValueError, match=re.escape("list 2 has item 'b' more than once")):
         lp.top_k(source.filter(pl.col("day") == "x"), 2, by="user", item="item", score="score")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        ({"item": 1}, "The 'item' parameter of top_k must be a column name. Got 1."),
+        ({"score": None}, "The 'score' parameter of top_k must be a column name. Got None."),
+        ({"by": 3}, "The 'by' parameter of top_k must be a column name or a non-empty sequence "
+         "of column names. Got 3 instead."),
+    ],
+    ids=["item-int", "score-none", "by-int"],
+)  # fmt: skip
+def test_column_parameters_are_names(kwargs: dict[str, Any], msg: str) -> None:
+    """A column parameter that is not a name: InvalidParameterError, before the frame is read."""
+    frame = pl.DataFrame({"user": [1], "item": ["a"], "score": [0.1]})
+    args: dict[str, Any] = {"by": "user", "item": "item", "score": "score", **kwargs}
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.top_k(frame, 2, **args)
