@@ -325,7 +325,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             from lodestar_polars._report_html import report_html
 
             progress(f"drawing {args.html}")
-            report_html(payload, args.html, title=f"Ranking report: {args.scores.name}")
+            from lodestar_polars._report import decision_of
+
+            # the page's decision in the command's words (--train FILE, not train=)
+            page = {**payload, "decision": decision_of(payload, floor_hint=CLI_FLOOR_HINT)}
+            report_html(page, args.html, title=f"Ranking report: {args.scores.name}")
             progress(f"wrote {args.html}")
     except (
         InvalidParameterError,

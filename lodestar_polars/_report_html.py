@@ -365,7 +365,7 @@ def report_html(
         text = ", ".join(f"{_esc(k)} {_num(v)}" for k, v in tail.items())
         protocol_rows.append(["<td>long-tail rule</td>", f"<td>{text}</td>"])
     primary = data["primary_score"]
-    decision = decision_of(data)
+    decision = data.get("decision") or decision_of(data)  # an older payload: from its parts
     verdict_class = _esc(decision["verdict"] or "no-verdict")
     decision_html = (
         f'<p id="decision" class="decision {verdict_class}"><strong>'

@@ -282,3 +282,14 @@ def test_an_output_in_a_missing_folder_is_refused_before_any_work(
         "lodestar-polars report: error: --html '/nonexistent-folder/r.html': no such directory "
         "'/nonexistent-folder'\n"
     )
+
+
+def test_the_page_from_the_command_speaks_its_options(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Without --train the page's decision names --train FILE, as the printed one does."""
+    page = tmp_path / "r.html"
+    assert run(["report", str(files["csv"]), "--n-resamples", "20", "--html", str(page), "-q"]) == 0
+    text = page.read_text()
+    assert text.index('id="decision"') < text.index('id="protocol"')
+    assert "pass --train FILE for the popularity floor." in text
