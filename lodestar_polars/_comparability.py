@@ -16,13 +16,14 @@ import numbers
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._validation import check_bool
+from lodestar_polars._validation import check_bool, check_int, check_open_interval
+from lodestar_polars.exceptions import InvalidParameterError
 
 __all__ = [
     "DEFAULT_SHRINKAGE_STRENGTH",
@@ -49,6 +50,7 @@ TRANSFORM = "transform_for_objective"
 FORMAT = "lodestar_polars.ComparabilityState"
 FORMAT_VERSION = 1
 _TRUTH = "__lp_truth"
+_RAW_TRUTH = "__lp_truth_raw"
 _INT_DTYPES = {
     str(d): d
     for d in (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64)
@@ -168,40 +170,172 @@ class ComparabilityState:
         """
         path = Path(path)
         kind = _format_of(path, "load")
+        where = f"ComparabilityState.load: {str(path)!r}"
+        if not path.is_file():
+            msg = f"{where}: no such file." if not path.exists() else f"{where}: not a file."
+            raise ValueError(msg)
         try:
             if kind == "json":
                 doc = json.loads(path.read_text(encoding="utf-8"))
-                meta, columns = doc, doc.get("items")
+                meta = doc
+                columns = doc.get("items") if isinstance(doc, dict) else None
             else:
                 raw = pl.read_parquet_metadata(path).get("lodestar_polars")
                 meta = json.loads(raw) if raw is not None else {}
                 columns = pl.read_parquet(path)
-        except (OSError, ValueError) as err:
-            msg = f"ComparabilityState.load: cannot read {str(path)!r}: {err}"
+        except (OSError, ValueError, pl.exceptions.PolarsError) as err:
+            first = next((ln for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
+            kind_name = "JSON" if kind == "json" else "Parquet"
+            msg = f"{where} is not a readable {kind_name} file (truncated or damaged?): {first}"
             raise ValueError(msg) from err
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            msg = f"ComparabilityState.load: {str(path)!r} is not a saved ComparabilityState."
+            msg = f"{where} is not a saved ComparabilityState."
             raise ValueError(msg)
         if meta.get("version") != FORMAT_VERSION:
             msg = (
-                f"ComparabilityState.load: {str(path)!r} has format version "
-                f"{meta.get('version')!r}; this lodestar_polars reads version {FORMAT_VERSION}."
+                f"{where} has format version {meta.get('version')!r}; this lodestar_polars "
+                f"reads version {FORMAT_VERSION}."
             )
             raise ValueError(msg)
-        dtype = _ITEM_DTYPES[meta["item_dtype"]]
-        levels = [float(q) for q in meta["quantile_levels"]]
-        schema = _table_schema(dtype)
-        if isinstance(columns, pl.DataFrame):
-            table = columns.select(pl.col(n).cast(d) for n, d in schema.items())
-        else:
-            table = pl.DataFrame(columns, schema=schema)
-        return cls(
-            table.select(list(schema)),
-            quantile_levels=levels,
-            item_column=str(meta["item_column"]),
-            n_lists=int(meta["n_lists"]),
-            n_dropped=int(meta["n_dropped"]),
+        dtype, levels, records = _loaded_meta(meta, where)
+        table = _loaded_table(columns, _table_schema(dtype), where)
+        _check_loaded_table(table, levels, records, where)
+        return cls(table, quantile_levels=levels, **records)
+
+
+def _damaged(where: str, what: str) -> ValueError:
+    return ValueError(f"{where} is damaged: {what}.")
+
+
+def _loaded_meta(meta: Mapping[str, Any], where: str) -> tuple[Any, list[float], dict[str, Any]]:
+    """The item dtype, the quantile levels and the records of a saved state, each checked."""
+    missing = [
+        k
+        for k in ("item_column", "item_dtype", "n_lists", "n_dropped", "quantile_levels")
+        if k not in meta
+    ]
+    if missing:
+        raise _damaged(where, f"its records lack {', '.join(map(repr, missing))}")
+    item_dtype = meta["item_dtype"]
+    if not isinstance(item_dtype, str) or item_dtype not in _ITEM_DTYPES:
+        raise _damaged(
+            where,
+            f"'item_dtype' must be one of {sorted(_ITEM_DTYPES)}; it is {item_dtype!r}",
         )
+    if not isinstance(meta["item_column"], str):
+        raise _damaged(where, f"'item_column' must be a str; it is {meta['item_column']!r}")
+    records: dict[str, Any] = {"item_column": meta["item_column"]}
+    for key in ("n_lists", "n_dropped"):
+        value = meta[key]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise _damaged(where, f"{key!r} must be an int >= 0; it is {value!r}")
+        records[key] = value
+    raw = meta["quantile_levels"]
+    ok = (
+        isinstance(raw, list)
+        and len(raw) >= 2  # noqa: PLR2004  # at least the levels 0 and 1
+        and all(isinstance(q, (int, float)) and not isinstance(q, bool) for q in raw)
+    )
+    levels = [float(q) for q in raw] if ok else []
+    if (
+        not ok
+        or levels[0] != 0.0
+        or levels[-1] != 1.0
+        or any(b <= a for a, b in zip(levels, levels[1:], strict=False))
+    ):
+        raise _damaged(
+            where,
+            "'quantile_levels' must be a list of at least two increasing numbers from 0 to 1; "
+            f"it is {raw!r}",
+        )
+    return _ITEM_DTYPES[item_dtype], levels, records
+
+
+def _loaded_table(columns: object, schema: Mapping[str, Any], where: str) -> pl.DataFrame:
+    """The items table of a saved state (JSON columns or a Parquet frame), typed as saved."""
+    names = list(schema)
+    if isinstance(columns, pl.DataFrame):
+        have = list(columns.columns)
+        if sorted(have) != sorted(names):
+            raise _damaged(where, f"its table must have the columns {names}; it has {have}")
+        for name, dtype in schema.items():
+            got = columns.schema[name]
+            if got != dtype:
+                raise _damaged(where, f"its column {name!r} must be {dtype}; it is {got}")
+        return columns.select(names)
+    if not isinstance(columns, dict):
+        raise _damaged(
+            where, f"'items' must map each of the columns {names} to a list; it is {columns!r}"
+        )
+    have = list(columns)
+    if sorted(have) != sorted(names):
+        raise _damaged(where, f"'items' must have the columns {names}; it has {have}")
+    series = []
+    for name, dtype in schema.items():
+        values = columns[name]
+        if not isinstance(values, list):
+            raise _damaged(where, f"'items' column {name!r} must be a list; it is {values!r}")
+        try:
+            series.append(pl.Series(name, values, dtype=dtype, strict=True))
+        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError) as err:
+            first = next((ln for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
+            raise _damaged(
+                where, f"'items' column {name!r} must hold {dtype} values: {first}"
+            ) from err
+    lengths = {s.name: s.len() for s in series}
+    if len(set(lengths.values())) > 1:
+        raise _damaged(where, f"the 'items' columns have different lengths {lengths}")
+    return pl.DataFrame(series)
+
+
+def _check_loaded_table(
+    table: pl.DataFrame, levels: Sequence[float], records: Mapping[str, Any], where: str
+) -> None:
+    """The table's values: what :func:`fit_comparability` can have written."""
+    if table.height == 0:
+        raise _damaged(where, "it holds no items (a fitted state has one row per catalogue item)")
+    for name in table.columns:
+        n = table[name].null_count()
+        if n:
+            raise _damaged(where, f"its column {name!r} holds {n} null value(s)")
+    if table["item"].is_duplicated().any():
+        dup = table.filter(pl.col("item").is_duplicated())["item"][0]
+        raise _damaged(where, f"it names item {dup!r} more than once")
+    width = len(levels)
+    rules = [
+        (
+            (pl.col("n_positive") < 0) | (pl.col("n_candidate") < pl.col("n_positive")),
+            "needs 0 <= n_positive <= n_candidate",
+        ),
+        (
+            ~pl.col("base_rate").is_finite()
+            | (pl.col("base_rate") < 0)
+            | (pl.col("base_rate") > 1),
+            "needs a base_rate in [0, 1]",
+        ),
+        (
+            pl.col("quantiles").list.len() != width,
+            f"needs {width} quantiles, one per level of 'quantile_levels'",
+        ),
+        (
+            ~pl.col("quantiles").list.eval(pl.element().is_finite()).list.all()
+            | ~pl.col("quantiles").list.eval(pl.element().diff().fill_null(0.0) >= 0.0).list.all(),
+            "needs finite, non-decreasing quantiles",
+        ),
+    ]
+    for bad, rule in rules:
+        rows = table.filter(bad)
+        if rows.height:
+            row = rows.row(0, named=True)
+            shown = {k: row[k] for k in ("n_positive", "n_candidate", "base_rate")}
+            n_q = len(row["quantiles"])
+            raise _damaged(
+                where,
+                f"item {row['item']!r} {rule} (it has {shown} and {n_q} quantiles; "
+                f"{rows.height} such item(s))",
+            )
+    if records["n_lists"] < table["n_positive"].max():
+        raise _damaged(where, f"'n_lists' is {records['n_lists']}, below an item's n_positive")
 
 
 def _table_schema(item_dtype: Any) -> dict[str, Any]:
@@ -231,6 +365,56 @@ def _format_of(path: Path, verb: str) -> Literal["json", "parquet"]:
 # checks
 
 
+def resolve_shrinkage(
+    shrinkage: object, shrinkage_strength: object, caller: str
+) -> tuple[bool, float]:
+    """Whether shrinkage is on, and its strength: decision 0013's rule, in one place.
+
+    ``shrinkage_strength`` set (a float in (0, inf)) switches shrinkage on at that strength;
+    ``shrinkage=True`` without one uses :data:`DEFAULT_SHRINKAGE_STRENGTH`; neither: off.
+    :func:`transform_for_objective` and :func:`lodestar_polars.ranking_report` both read it.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``shrinkage`` not a bool, or ``shrinkage_strength`` not None nor a float in (0, inf).
+    """
+    on = check_bool(shrinkage, "shrinkage", caller)
+    if shrinkage_strength is None:
+        return on, DEFAULT_SHRINKAGE_STRENGTH
+    strength = check_open_interval(shrinkage_strength, "shrinkage_strength", caller, 0.0, math.inf)
+    return True, strength
+
+
+def check_exclusive(*, shrinkage: bool, percentile: bool, caller: str) -> None:
+    """Refuse shrinkage (on by :func:`resolve_shrinkage`'s rule) together with the percentile."""
+    if shrinkage and percentile:
+        msg = (
+            f"{caller}: shrinkage and percentile are mutually exclusive: the percentile of a "
+            "shrunk score looked up in the item's raw score distribution promotes the "
+            "small-sample items shrinkage exists to damp; choose one (a shrinkage_strength "
+            "switches shrinkage on)."
+        )
+        raise InvalidParameterError(msg)
+
+
+def check_state(state: object, caller: str) -> ComparabilityState | None:
+    """``state``: a :class:`ComparabilityState` or None; a path is refused with what to do."""
+    if state is None or isinstance(state, ComparabilityState):
+        return state
+    if isinstance(state, (str, Path)):
+        msg = (
+            f"The 'state' parameter of {caller} must be a ComparabilityState or None. Got the "
+            f"path {str(state)!r}: load it first, state=lp.ComparabilityState.load({str(state)!r})."
+        )
+    else:
+        msg = (
+            f"The 'state' parameter of {caller} must be a ComparabilityState or None. "
+            f"Got {type(state).__name__} instead."
+        )
+    raise InvalidParameterError(msg)
+
+
 def _keys(by: object, caller: str) -> list[str]:
     keys: list[Any] = []
     if isinstance(by, str):
@@ -241,7 +425,7 @@ def _keys(by: object, caller: str) -> list[str]:
         msg = (
             f"{caller}: 'by' must name the list column(s), a str or a sequence of str; got {by!r}."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     return keys
 
 
@@ -341,6 +525,24 @@ def _truth_column(
     ).with_columns(pl.col(_TRUTH).fill_null(False))
 
 
+def _check_binary_truth(df: pl.DataFrame, truth: str, keys: list[str], item: str) -> None:
+    """Refuse a truth column holding anything but True/False or 0/1 (a 2 is not "not 1")."""
+    raw = pl.col(_RAW_TRUTH)
+    ok = raw.is_not_null() if df.schema[_RAW_TRUTH] == pl.Boolean else (raw == 0) | (raw == 1)
+    bad = df.filter(~ok.fill_null(value=False))
+    if bad.height:
+        values = bad[_RAW_TRUTH].unique().sort(nulls_last=True)
+        shown = ", ".join("null" if v is None else repr(v) for v in values.head(5).to_list())
+        more = f" and {values.len() - 5} more" if values.len() > 5 else ""
+        row = bad.row(0, named=True)
+        msg = (
+            f"{FIT}: the truth column {truth!r} must hold only True/False or 0/1; it holds "
+            f"{shown}{more} ({bad.height} row(s)), e.g. in the list {_describe(row, keys)} for "
+            f"{item}={row[item]!r}."
+        )
+        raise ValueError(msg)
+
+
 def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: FloatArray) -> Any:
     """Per item, its values at ``levels`` (NumPy's 'linear' method), as an (items, levels) array."""
     # (item, value) order: a stable sort by value, then a stable (radix for small ids) by item
@@ -430,20 +632,20 @@ def fit_comparability(
         )
         raise TypeError(msg)
     keys = _keys(by, FIT)
-    if not (isinstance(n_quantiles, numbers.Integral) and not isinstance(n_quantiles, bool)) or (
-        int(n_quantiles) < 1
-    ):
-        msg = f"{FIT}: 'n_quantiles' must be an int in the range [1, inf); got {n_quantiles!r}."
-        raise ValueError(msg)
+    n_quantiles = cast("int", check_int(n_quantiles, "n_quantiles", FIT, allow_none=False))
     lf = scores.lazy()
     schema = lf.collect_schema()
     _check_columns(schema, [*keys, item, score], FIT)
     _check_score_dtype(schema, score, FIT)
     item_dtype = _check_item_dtype(schema, item, FIT)
     lf = _truth_column(lf, schema, truth, keys, item)
+    raw = [pl.col(truth).alias(_RAW_TRUTH)] if isinstance(truth, str) else []
     df = lf.select(
-        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), _TRUTH
+        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), _TRUTH, *raw
     ).collect()
+    if isinstance(truth, str):
+        _check_binary_truth(df, truth, keys, item)
+        df = df.drop(_RAW_TRUTH)
     _check_no_nulls(df, [*keys, item, _TRUTH], FIT)
     _check_finite(df, keys, score, FIT)
     per_list = df.group_by(keys).agg(
@@ -515,7 +717,7 @@ def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
                 f"{TRANSFORM}: unknown objective {objective!r}; use one of "
                 f"{', '.join(map(repr, OBJECTIVE_ALPHA))} or a raw alpha in [0, 1]."
             )
-            raise ValueError(msg)
+            raise InvalidParameterError(msg)
         preset, explicit = OBJECTIVE_ALPHA[objective], False
     elif isinstance(objective, numbers.Real) and not isinstance(objective, bool):
         preset, explicit = float(objective), True
@@ -524,18 +726,18 @@ def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
             f"{TRANSFORM}: 'objective' must be one of {', '.join(map(repr, OBJECTIVE_ALPHA))} "
             f"or a raw alpha (a float in [0, 1]); got {objective!r}."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     if alpha is not None:
         if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool):
             msg = f"{TRANSFORM}: 'alpha' must be a float in [0, 1] or None; got {alpha!r}."
-            raise ValueError(msg)
+            raise InvalidParameterError(msg)
         preset, explicit = float(alpha), True
     if not (0.0 <= preset <= 1.0):  # also refuses nan
         msg = (
             f"{TRANSFORM}: the popularity discount alpha must be in [0, 1] (0 keeps the scores, "
             f"1 divides by the full base rate); got {preset!r}."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     return preset, explicit
 
 
@@ -673,27 +875,10 @@ def transform_for_objective(
         msg = f"{caller}: 'scores' must be a polars DataFrame or LazyFrame; got {kind}."
         raise TypeError(msg)
     a, explicit = _resolve_alpha(objective, alpha)
-    shrinkage = check_bool(shrinkage, "shrinkage", caller)
+    shrinkage, strength = resolve_shrinkage(shrinkage, shrinkage_strength, caller)
     percentile = check_bool(percentile, "percentile", caller)
-    strength = DEFAULT_SHRINKAGE_STRENGTH
-    if shrinkage_strength is not None:
-        ok = isinstance(shrinkage_strength, numbers.Real) and not isinstance(
-            shrinkage_strength, bool
-        )
-        if not ok or not (0.0 < float(shrinkage_strength) < math.inf):
-            msg = (
-                f"{caller}: 'shrinkage_strength' must be a float in (0, inf) or None; "
-                f"got {shrinkage_strength!r}."
-            )
-            raise ValueError(msg)
-        strength, shrinkage = float(shrinkage_strength), True
-    if shrinkage and percentile:
-        msg = (
-            f"{caller}: shrinkage and percentile are mutually exclusive: the percentile of a "
-            "shrunk score looked up in the item's raw score distribution promotes the "
-            "small-sample items shrinkage exists to damp; choose one."
-        )
-        raise ValueError(msg)
+    state = check_state(state, caller)
+    check_exclusive(shrinkage=shrinkage, percentile=percentile, caller=caller)
     if percentile and explicit and a != 0.0:
         msg = (
             f"{caller}: percentile ranking is base-rate invariant and takes no popularity "
@@ -724,9 +909,6 @@ def transform_for_objective(
             "the identity (alpha 0, no shrinkage, no percentile) runs without a state."
         )
         raise ValueError(msg)
-    if not isinstance(state, ComparabilityState):
-        msg = f"{caller}: 'state' must be a ComparabilityState or None; got {type(state).__name__}."
-        raise TypeError(msg)
     item_dtype = _check_item_dtype(schema, item, caller)
     df = scores.lazy().collect() if lazy else scores
     assert isinstance(df, pl.DataFrame)

@@ -10,7 +10,6 @@ bootstrap resample.
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,8 +19,22 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._serving import check_frame, columns_of, require_columns
-from lodestar_polars._validation import check_int, check_k, check_open_interval, check_option
+from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._core.ranking import descending_key
+from lodestar_polars._serving import (
+    check_frame,
+    check_score_dtype,
+    column_name,
+    columns_of,
+    require_columns,
+)
+from lodestar_polars._validation import (
+    check_bool,
+    check_int,
+    check_k,
+    check_open_interval,
+    check_option,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 SCHEMA_VERSION = 1
@@ -41,6 +54,7 @@ _LIST, _ITEM, _ROW, _ORDER, _TRUTH = "__lp_list", "__lp_item", "__lp_row", "__lp
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+ScoreArray = npt.NDArray[Any]  # float64, or an integer dtype: ranks as the scores do
 
 
 # ---------------------------------------------------------------------------
@@ -97,9 +111,7 @@ def _check_scores(
                 f"{CALLER}: scores column {name!r} has null values (first in row {nulls[_ROW][0]})."
             )
             raise ValueError(msg)
-    if not base.schema[score].is_numeric():
-        msg = f"{CALLER}: the score column {score!r} must be numeric. Got {base.schema[score]}."
-        raise ValueError(msg)
+    check_score_dtype(base.schema, score, CALLER)  # the rule top_k follows
     bad = base.filter(~pl.col(score).cast(pl.Float64).is_finite())
     if bad.height:
         key = bad.row(0, named=True)
@@ -143,6 +155,9 @@ def _grade(
         wanted.append(groups)
     require_columns(schema, wanted, "scores", CALLER)
     base = lazy.select(list(dict.fromkeys(wanted))).with_row_index(_ROW).collect(engine=engine)
+    if base.height == 0:
+        msg = f"{CALLER}: scores has no rows, so there is nothing to grade."
+        raise ValueError(msg)
     _check_scores(base, keys, item, score, groups)
     # canonical ids: sorted keys and sorted items, whatever the row order
     key_table = base.select(keys).unique().sort(keys).with_row_index(_LIST)
@@ -257,8 +272,26 @@ def _truth_pairs_from_frame(
 # the families on arrays
 
 
-def rank_bounds(list_id: IntArray, values: FloatArray) -> tuple[IntArray, IntArray]:
-    """Per row: ``b`` (candidates strictly above in its list) and ``t`` (its tie block's size)."""
+def ranking_values(column: pl.Series) -> ScoreArray:
+    """A score column as an array that ranks and ties exactly as its values do.
+
+    Floats as float64; integers of up to 64 bits in their own dtype, never cast to float (as
+    ``lp.evaluate`` ranks them: ``2**53`` and ``2**53 + 1`` do not tie); 128-bit integers and
+    decimals, which NumPy cannot hold, by their dense rank over the whole column.
+    """
+    dtype = column.dtype
+    if dtype.is_float():
+        return column.cast(pl.Float64).to_numpy()
+    if dtype.is_integer() and dtype not in (pl.Int128, pl.UInt128):
+        return column.to_numpy()
+    return column.rank("dense").cast(pl.Int64).to_numpy()
+
+
+def rank_bounds(list_id: IntArray, values: ScoreArray) -> tuple[IntArray, IntArray]:
+    """Per row: ``b`` (candidates strictly above in its list) and ``t`` (its tie block's size).
+
+    ``values`` are float64 or integers (compared as integers, never through a float).
+    """
     shape = _rectangle(list_id)
     if shape is not None:
         return _rank_bounds_rectangular(values.reshape(shape))
@@ -306,10 +339,11 @@ def _rectangle(list_id: IntArray) -> tuple[int, int] | None:
     return n_lists, length
 
 
-def _rank_bounds_rectangular(scores: FloatArray) -> tuple[IntArray, IntArray]:
+def _rank_bounds_rectangular(scores: ScoreArray) -> tuple[IntArray, IntArray]:
     """:func:`rank_bounds` of a (lists x length) matrix, row by row in NumPy."""
     n_lists, length = scores.shape
-    within = np.argsort(-scores, axis=1, kind="stable")
+    # -scores for floats, ~scores for integers (no overflow at the int64 minimum or in uint64)
+    within = np.argsort(descending_key(scores), axis=1, kind="stable")
     ranked = np.take_along_axis(scores, within, axis=1)
     col = np.broadcast_to(np.arange(length, dtype=np.int64), (n_lists, length))
     first = np.ones((n_lists, length), dtype=bool)
@@ -359,15 +393,19 @@ class Block:
     exposure: FloatArray
 
 
-def score_block(g: Graded, values: FloatArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
+def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
     """Micro and macro families of the ranking by ``values`` (one per candidate row)."""
     b, t = rank_bounds(g.list_id, values)
     seen = g.g_row >= 0
     rows = np.where(seen, g.g_row, 0)
     gb, gt = b[rows], t[rows]
+    # no rank exceeds the longest list, so a cutoff past it is that length: nothing is built at
+    # the size of k (k=10**20 is a valid cutoff, as everywhere in the package)
+    longest = int((b + t).max()) if b.size else 1
     per_list: dict[str, FloatArray] = {}
     for key, f, cut in micro_keys(k):
-        v = expected_at(cumulative(cut, f), gb, gt, cut)
+        c = min(cut, longest)
+        v = expected_at(cumulative(c, f), gb, gt, c)
         per_list[key] = np.where(seen, v, 0.0)
     micro = {key: float(v.mean()) for key, v in per_list.items()}
     hit_k = per_list[f"hit@{k}"]
@@ -380,7 +418,7 @@ def score_block(g: Graded, values: FloatArray, k: int, tail: npt.NDArray[np.bool
     in_tail = tail[g.g_item]
     tail_hit = float(hit_k[in_tail].mean()) if in_tail.any() else None
     # catalogue: P(item in top-k) per candidate row, each list weighted by its graded lists
-    p = np.clip(k - b, 0, t) / t
+    p = np.clip(min(k, longest) - b, 0, t) / t
     w = g.weight[g.list_id]
     exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
     coverage = catalogue_coverage(g.item_id, p, w, g.n_catalogue)
@@ -623,6 +661,141 @@ def _uncertainty(
 
 
 # ---------------------------------------------------------------------------
+# what a reader needs first: the decision, and the metrics no ranking can move
+
+FLOOR_HINT = "pass train= (training interactions) or popularity= for the popularity floor"
+VERDICT_WORDS = {
+    "model_ahead": "Model ahead",
+    "baseline_ahead": "Baseline ahead",
+    "undecided": "Undecided",
+}
+_UNIT_WORDS = {"row": "graded lists", "entity": "entities"}
+_VERDICT_TAIL = {
+    "model_ahead": "which lies wholly above zero",
+    "baseline_ahead": "which lies wholly below zero: recommending the popular items does better",
+    "undecided": "which straddles zero: these data cannot tell the model from the floor",
+}
+
+
+def _names(keys: Sequence[str]) -> str:
+    keys = list(keys)
+    return keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " and " + keys[-1]
+
+
+def by_construction(k: int, longest: int) -> tuple[list[str], list[str]]:
+    """The metrics every ordering of the candidates gives the same value, and a note saying so.
+
+    ``longest`` is the most candidates of a graded list.  ``hit@c`` with ``c >= longest`` serves
+    every list whole (1 for every truth that is a candidate); with ``k >= longest`` so does the
+    whole coverage family; with one candidate per list nothing is ranked at all.
+    """
+    cuts = micro_keys(k)
+    if longest <= 1:
+        fixed = [key for key, _, _ in cuts]
+    else:
+        fixed = [key for key, f, cut in cuts if f == "hit" and cut >= longest]
+    macro = [f"macro_recall@{k}", "catalog_coverage", f"tail_hit@{k}", "entropy", "gini"]
+    if k >= longest:
+        fixed += macro
+    notes: list[str] = []
+    hits = [key for key, f, cut in cuts if f == "hit" and cut >= longest]
+    if longest <= 1:
+        notes.append(
+            "Every graded list has one candidate, so there is no ranking to grade: every "
+            "metric here is fixed by construction and says nothing about the model."
+        )
+    elif hits:
+        verb, says = ("is", "says") if len(hits) == 1 else ("are", "say")
+        text = (
+            f"Every graded list has at most {longest} candidates, so a top "
+            f"{min(cut for key, _, cut in cuts if key in hits)} already holds them all: "
+            f"{_names(hits)} {verb} 1 by construction (lower only by truths that are no "
+            f"candidate) and {says} nothing about the ranking."
+        )
+        if k >= longest:
+            text += (
+                f" So are the coverage family's {_names(macro)}: k={k} serves every list whole. "
+                f"A k below {longest} makes them informative; mrr@{k} and ndcg@{k} still grade "
+                "the order."
+            )
+        notes.append(text)
+    return fixed, notes
+
+
+def decision_of(payload: Mapping[str, Any], *, floor_hint: str = FLOOR_HINT) -> dict[str, Any]:
+    """The decision a reader wants first: model against the popularity floor on the primary metric.
+
+    Built from a payload's own parts (so a payload read back from JSON without it gets the same
+    one): the primary metric's model and floor values, the bootstrap interval of the difference,
+    the verdict (``model_ahead``, ``baseline_ahead``, ``undecided``; None without a floor) and the
+    sentence that says it.
+    """
+    primary = payload["primary_score"]
+    metric, value = str(primary["metric"]), float(primary["value"])
+    objective = payload.get("primary_objective", "")
+    out: dict[str, Any] = {
+        "metric": metric,
+        "objective": objective,
+        "model": value,
+        "baseline": None,
+        "baseline_value": None,
+        "difference": None,
+        "ci_low": None,
+        "ci_high": None,
+        "confidence_level": None,
+        "verdict": None,
+    }
+    baselines: Mapping[str, Any] = payload.get("baselines") or {}
+    if not baselines:
+        out["sentence"] = (
+            f"No verdict: the model's {metric} ({objective} ordering) is {value:.4f}, but with no "
+            "popularity floor nothing says it beats recommending the popular items; "
+            f"{floor_hint}."
+        )
+        return out
+    name = next(iter(baselines))
+    floor_value = float(baselines[name]["micro"][metric])
+    unc: Mapping[str, Any] = payload.get("uncertainty") or {}
+    part = (unc.get("baselines") or {}).get(name) or {}
+    entry = (part.get("difference") or {}).get(metric)
+    diff = value - floor_value if entry is None else float(entry["estimate"])
+    out.update(baseline=name, baseline_value=floor_value, difference=diff)
+    head = (
+        f"on {metric} the model ({objective} ordering) scores {value:.4f} against the "
+        f"popularity floor's {floor_value:.4f}, a difference of {diff:+.4f}"
+    )
+    if metric in (payload.get("by_construction") or []):
+        out["verdict"] = "undecided"
+        out["sentence"] = (
+            f"Undecided: {head}, but {metric} is fixed by construction here (see the note), so "
+            "it cannot tell the model from the floor."
+        )
+        return out
+    if entry is None:
+        out["verdict"] = "undecided"
+        out["sentence"] = (
+            f"Undecided: {head}, but with fewer than two resampling units there is no interval "
+            "to judge it by."
+        )
+        return out
+    verdict = str(entry["verdict"])
+    level = float(unc.get("confidence_level", 0.95))
+    out.update(
+        ci_low=float(entry["ci_low"]),
+        ci_high=float(entry["ci_high"]),
+        confidence_level=level,
+        verdict=verdict,
+    )
+    out["sentence"] = (
+        f"{VERDICT_WORDS.get(verdict, verdict)}: {head}, {100 * level:g} % interval "
+        f"[{out['ci_low']:+.4f}, {out['ci_high']:+.4f}] over {unc.get('n_units')} "
+        f"{_UNIT_WORDS.get(str(unc.get('unit')), 'resampling units')}, "
+        f"{_VERDICT_TAIL.get(verdict, verdict)}."
+    )
+    return out
+
+
+# ---------------------------------------------------------------------------
 # objectives (the comparability transforms live in _comparability, issue 10b)
 
 
@@ -637,11 +810,15 @@ def _objective_scores(
     transforms: Mapping[str, Any],
     state: Any,
     fit: Any,
-) -> tuple[FloatArray, Any]:
-    """The block's scores, per candidate row in ``base`` order, and the state used."""
+) -> tuple[ScoreArray, Any]:
+    """The block's scores, per candidate row in ``base`` order, and the state used.
+
+    The identity ranks the scores as they are (integers as integers); a transform's output is
+    float64 by construction.
+    """
     identity = alpha == 0.0 and not transforms["shrinkage"] and not transforms["percentile"]
     if identity:
-        return base[score].cast(pl.Float64).to_numpy(), state
+        return ranking_values(base[score]), state
     from lodestar_polars._comparability import transform_for_objective
 
     if state is None:
@@ -665,6 +842,57 @@ def _objective_scores(
         msg = f"{CALLER}: the {objective!r} transform did not give one finite score per row."
         raise ValueError(msg)
     return array, state
+
+
+def _check_domain(
+    base: pl.DataFrame,
+    keys: list[str],
+    item: str,
+    score: str,
+    block_alpha: Mapping[str, float],
+    *,
+    shrinkage: float | None,
+    percentile: bool,
+) -> None:
+    """Refuse, before any block is scored, scores outside a requested transform's domain.
+
+    Shrinkage pulls a probability toward a base rate (scores in [0, 1]); the popularity discount
+    divides by ``base_rate ** alpha`` (scores >= 0, or the order of negatives reverses).  The
+    first offending row in (list, item) order is named, with the two ways out for signed scores.
+    """
+    column = pl.col(score)
+    if shrinkage is not None:
+        bad = base.filter((column < 0) | (column > 1))
+        if bad.height:
+            row = bad.row(0, named=True)
+            msg = (
+                f"{CALLER}: shrinkage (shrinkage_strength={shrinkage:g}) pulls each score toward "
+                f"its item's base rate, a probability, and needs scores in [0, 1]; list "
+                f"{_key_repr(row, keys)} has {score}={row[score]!r} for item {row[item]!r}. "
+                "Pass probabilities (for logits, their sigmoid), or leave shrinkage off; "
+                "percentile=True ranks each score within its item's distribution and needs "
+                "no scale."
+            )
+            raise ValueError(msg)
+    if percentile:
+        return
+    discounted = [name for name, alpha in block_alpha.items() if alpha > 0.0]
+    if not discounted:
+        return
+    bad = base.filter(column < 0)
+    if bad.height:
+        row = bad.row(0, named=True)
+        which = ", ".join(f"{name!r} (alpha {block_alpha[name]:g})" for name in discounted)
+        plural, verb = ("s", "divide") if len(discounted) > 1 else ("", "divides")
+        msg = (
+            f"{CALLER}: the objective{plural} {which} {verb} each score by its item's base rate "
+            f"** alpha, which needs scores >= 0 (a negative score's order would reverse); list "
+            f"{_key_repr(row, keys)} has {score}={row[score]!r} for item {row[item]!r}. For "
+            'signed scores such as logits, pass objectives=("accuracy",) (alpha 0: the scores '
+            "as they are), or percentile=True (each score ranked within its item's score "
+            "distribution, which needs no sign)."
+        )
+        raise ValueError(msg)
 
 
 def _objective_alphas() -> Mapping[str, float]:
@@ -756,8 +984,12 @@ def ranking_report(
     popularity_discount : float, default=None
         A configured α: applies to the primary block only.
     shrinkage, shrinkage_strength, percentile, state
-        Passed to :func:`lodestar_polars.transform_for_objective`; without a
-        ``state`` the blocks that need one fit it on ``scores`` and ``truth``.
+        Passed to :func:`lodestar_polars.transform_for_objective`, for every
+        block (the accuracy block included): a ``shrinkage_strength`` switches
+        shrinkage on, as there (decision 0013).  ``state`` is a
+        :class:`~lodestar_polars.ComparabilityState` (load a saved one with
+        :meth:`~lodestar_polars.ComparabilityState.load`); without one the
+        blocks that need it fit it on ``scores`` and ``truth``.
     engine : {'auto', 'in-memory', 'streaming'}, default='auto'
         How a ``LazyFrame`` input is collected.
 
@@ -821,10 +1053,8 @@ def ranking_report(
         if extra is not None:
             check_frame(extra, extra_name, CALLER)
     keys = columns_of(by, CALLER)
-    for name, value in (("item", item), ("score", score)):
-        if not isinstance(value, str):
-            msg = f"The {name!r} parameter of {CALLER} must be a column name. Got {value!r}."
-            raise InvalidParameterError(msg)
+    item = column_name(item, "item", CALLER)
+    score = column_name(score, "score", CALLER)
     if groups is not None and not isinstance(groups, str):
         msg = f"The 'groups' parameter of {CALLER} must be a column name or None. Got {groups!r}."
         raise InvalidParameterError(msg)
@@ -851,18 +1081,20 @@ def ranking_report(
     tail_share = check_open_interval(tail_share, "tail_share", CALLER, 0.0, 1.0)
     mp = check_option(multi_positive, "multi_positive", CALLER, MULTI_POSITIVE)
     eng: Engine = check_option(engine, "engine", CALLER, ENGINES)  # type: ignore[assignment]
-    for flag, flag_name in ((shrinkage, "shrinkage"), (percentile, "percentile")):
-        if not isinstance(flag, (bool, np.bool_)):
-            msg = f"The {flag_name!r} parameter of {CALLER} must be a bool. Got {flag!r} instead."
-            raise InvalidParameterError(msg)
+    # decision 0013's rule, read from the one place transform_for_objective reads it:
+    # a shrinkage_strength switches shrinkage on
+    shrink, strength = resolve_shrinkage(shrinkage, shrinkage_strength, CALLER)
+    percentile = check_bool(percentile, "percentile", CALLER)
+    check_exclusive(shrinkage=shrink, percentile=percentile, caller=CALLER)
+    state = check_state(state, CALLER)
     if popularity_discount is not None and (
         not isinstance(popularity_discount, numbers.Real)
-        or isinstance(popularity_discount, bool)
-        or not math.isfinite(float(popularity_discount))
+        or isinstance(popularity_discount, (bool, np.bool_))
+        or not 0.0 <= float(popularity_discount) <= 1.0  # also refuses nan
     ):
         msg = (
-            f"The 'popularity_discount' parameter of {CALLER} must be a finite float or None. "
-            f"Got {popularity_discount!r} instead."
+            f"The 'popularity_discount' parameter of {CALLER} must be a float in [0, 1] (the "
+            f"popularity discount alpha) or None. Got {popularity_discount!r} instead."
         )
         raise InvalidParameterError(msg)
 
@@ -882,6 +1114,15 @@ def ranking_report(
         multi_positive=mp,
         engine=eng,
     )
+    alphas = _objective_alphas()
+    block_alpha = {name: float(alphas[name]) for name in names}
+    if popularity_discount is not None:
+        block_alpha[primary] = float(popularity_discount)
+    # before any block is scored: the transforms' domains, in the report's words
+    _check_domain(
+        base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
+        percentile=percentile,
+    )  # fmt: skip
     pop, others, total, source = _popularity(g, item, train, popularity)
     if pop is None:
         tail_pop = weighted_count(g.g_item, minlength=g.items.len()).astype(np.float64)
@@ -891,11 +1132,10 @@ def ranking_report(
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
 
-    alphas = _objective_alphas()
     transforms = {
-        "shrinkage": bool(shrinkage),
+        "shrinkage": shrink,
         "shrinkage_strength": shrinkage_strength,
-        "percentile": bool(percentile),
+        "percentile": percentile,
     }
 
     def fit() -> Any:
@@ -910,9 +1150,7 @@ def ranking_report(
     objective_alpha: dict[str, float | None] = {}
     comparability = None if state is None else "given"
     for name in names:
-        alpha = float(alphas[name])
-        if name == primary and popularity_discount is not None:
-            alpha = float(popularity_discount)
+        alpha = block_alpha[name]
         fitted_before = state
         values, state = _objective_scores(
             base,
@@ -943,7 +1181,17 @@ def ranking_report(
         seed=seed,
         objective=primary,
     )
-    return {
+    longest = int(np.bincount(g.list_id)[g.g_list].max())
+    fixed, notes = by_construction(kk, longest)
+    if model.macro[f"tail_hit@{kk}"] is None:  # null in every block: it depends on the truths
+        counted = {"train": "training", "popularity": "given", "truth": "graded truths'"}
+        notes.append(
+            f"tail_hit@{kk} is null: no graded list's truth is a long-tail item (the least "
+            f"popular items holding at most {tail_share:g} of the "
+            f"{counted.get(str(tail_source), str(tail_source))} popularity; "
+            f"{int(np.count_nonzero(tail))} catalogue or truth item(s) qualify)."
+        )
+    payload: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "k": kk,
         "objectives": {n: {"micro": b.micro, "macro": b.macro} for n, b in blocks.items()},
@@ -967,4 +1215,10 @@ def ranking_report(
         },
         "popularity_source": source,
         "comparability": comparability,
+        "shrinkage_strength": strength if shrink else None,
+        "max_list_length": longest,
+        "by_construction": fixed,
+        "notes": notes,
     }
+    payload["decision"] = decision_of(payload)
+    return payload

@@ -72,6 +72,18 @@ def _parser() -> argparse.ArgumentParser:
         help="the primary objective's alpha, in [0, 1]",
     )
     parser.add_argument(
+        "--percentile",
+        action="store_true",
+        help="rank every block by each score's percentile within its item (needs no sign)",
+    )
+    parser.add_argument(
+        "--shrinkage-strength",
+        type=float,
+        default=None,
+        metavar="M",
+        help="empirical-Bayes shrinkage toward the base rates at strength M (scores in [0, 1])",
+    )
+    parser.add_argument(
         "--state",
         type=Path,
         default=None,
@@ -88,17 +100,52 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _scan(path: Path, what: str) -> pl.LazyFrame:
+def _scan(path: Path, what: str, *, whole_file_schema: bool = False) -> pl.LazyFrame:
+    """A lazy scan of ``path``, read once here for its header and first row.
+
+    An empty file, a header with no rows, or a file Polars cannot parse is one sentence naming
+    the file (Polars' own "empty CSV" names none).  ``whole_file_schema``: a CSV's column types
+    from the whole file, not its first rows.
+    """
     if not path.exists():
         msg = f"{what} file {str(path)!r} does not exist"
         raise ValueError(msg)
+    if path.is_dir():
+        msg = f"{what} file {str(path)!r} is a directory"
+        raise ValueError(msg)
     suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        return pl.scan_parquet(path)
-    if suffix in (".csv", ".tsv", ".txt"):
-        return pl.scan_csv(path, separator="\t" if suffix == ".tsv" else ",")
-    msg = f"cannot read {str(path)!r}: expected a .parquet, .csv or .tsv file"
-    raise ValueError(msg)
+    if suffix not in (".parquet", ".pq", ".csv", ".tsv", ".txt"):
+        msg = f"cannot read {str(path)!r}: expected a .parquet, .csv or .tsv file"
+        raise ValueError(msg)
+    if path.stat().st_size == 0:
+        msg = f"{what} file {str(path)!r} is empty"
+        raise ValueError(msg)
+    from lodestar_polars.cli import scan, unreadable
+
+    try:
+        lazy = scan(path, whole_file_schema=whole_file_schema)
+        first = lazy.head(1).collect()
+    except pl.exceptions.PolarsError as exc:
+        if whole_file_schema or not str(exc).startswith("could not parse"):
+            raise unreadable(path, exc) from None
+        return _scan(path, what, whole_file_schema=True)
+    if first.height == 0:
+        msg = f"{what} file {str(path)!r} has no rows (its columns: {first.columns})"
+        raise ValueError(msg)
+    return lazy
+
+
+def _output(path: Path | None, option: str) -> None:
+    """Refuse, before any work, an output file that cannot be written."""
+    if path is None:
+        return
+    folder = path.parent if str(path.parent) else Path()
+    if path.is_dir():
+        msg = f"{option} {str(path)!r} is a directory"
+        raise ValueError(msg)
+    if not folder.is_dir():
+        msg = f"{option} {str(path)!r}: no such directory {str(folder)!r}"
+        raise ValueError(msg)
 
 
 class _Progress:
@@ -128,13 +175,37 @@ def _family_frame(payload: Mapping[str, Any], family: str) -> pl.DataFrame:
     return pl.DataFrame(data, strict=False)
 
 
+CLI_FLOOR_HINT = "pass --train FILE for the popularity floor"
+CLI_WORDS = (
+    # the library's advice in the command's own options
+    ('objectives=("accuracy",)', "--objective accuracy"),
+    ("percentile=True", "--percentile"),
+    ("popularity_discount", "--popularity-discount"),
+    ("shrinkage_strength", "--shrinkage-strength"),
+)
+
+
+def _cli_words(text: str) -> str:
+    for library, option in CLI_WORDS:
+        text = text.replace(library, option)
+    return text
+
+
 def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
+    from lodestar_polars._report import decision_of
+
+    # the decision first: model against the floor on the primary metric, interval, verdict
+    out.write(decision_of(payload, floor_hint=CLI_FLOOR_HINT)["sentence"] + "\n")
+    for note in payload.get("notes") or ():
+        out.write(f"note: {note}\n")
+    fixed = list(payload.get("by_construction") or ())
     alphas = payload["objective_alpha"]
     shown = ", ".join(
-        f"{n} (alpha {'percentile' if a is None else f'{a:g}'})" for n, a in alphas.items()
+        f"{n} ({'percentile' if a is None else f'alpha {a:g}'})" for n, a in alphas.items()
     )
     out.write(
-        f"{source}: {payload['n_lists']:,} graded lists ({payload['n_dropped']:,} dropped, "
+        f"{source}: {payload['n_lists']:,} graded list{'' if payload['n_lists'] == 1 else 's'} "
+        f"({payload['n_dropped']:,} dropped, "
         f"{payload['n_unseen_truth']:,} unseen truth), {payload['n_items']:,} items, "
         f"k={payload['k']}; objectives: {shown}\n"
     )
@@ -147,8 +218,8 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
         float_precision=4,
     ):
         out.write(f"{_family_frame(payload, 'micro')}\n{_family_frame(payload, 'macro')}\n")
-    if not payload["baselines"]:
-        out.write("no baseline: pass --train FILE for the popularity floor\n")
+    if fixed:
+        out.write(f"by construction (see the note): {', '.join(fixed)}\n")
     unc = payload["uncertainty"]
     if unc is None:
         out.write("no intervals: fewer than two bootstrap units\n")
@@ -158,6 +229,9 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
         f"{unc['unit']} units, {100 * unc['confidence_level']:g} % intervals:\n"
     )
     for metric, entry in unc["model"].items():
+        if metric in fixed:
+            out.write(f"  {metric:<10} {entry['estimate']:.4f}  by construction, no interval\n")
+            continue
         out.write(
             f"  {metric:<10} {entry['estimate']:.4f} [{entry['ci_low']:.4f}, "
             f"{entry['ci_high']:.4f}]\n"
@@ -165,6 +239,9 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
     for name, part in unc["baselines"].items():
         out.write(f"model - {name}:\n")
         for metric, entry in part["difference"].items():
+            if metric in fixed:
+                out.write(f"  {metric:<10} {entry['estimate']:+.4f}  by construction\n")
+                continue
             out.write(
                 f"  {metric:<10} {entry['estimate']:+.4f} [{entry['ci_low']:+.4f}, "
                 f"{entry['ci_high']:+.4f}]  {entry['verdict']}\n"
@@ -173,20 +250,50 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
 
 def _report(args: argparse.Namespace, progress: _Progress) -> dict[str, Any]:
     from lodestar_polars._comparability import ComparabilityState
-    from lodestar_polars._report import ranking_report
 
+    _output(args.json, "--json")
+    _output(args.html, "--html")
     keys = [k.strip() for k in args.by.split(",") if k.strip()]
-    scores = _scan(args.scores, "scores")
-    truth: Any = args.truth_column
-    if args.truth is not None:
-        truth = _scan(args.truth, "truth")
-    train = None if args.train is None else _scan(args.train, "train")
     state = None if args.state is None else ComparabilityState.load(args.state)
     objectives = tuple(dict.fromkeys(args.objectives or ("accuracy", "coverage")))
+    inputs = [p for p in (args.scores, args.truth, args.train) if p is not None]
+
+    def grade(whole_file_schema: bool) -> dict[str, Any]:  # noqa: FBT001
+        scores = _scan(args.scores, "scores", whole_file_schema=whole_file_schema)
+        truth: Any = args.truth_column
+        if args.truth is not None:
+            truth = _scan(args.truth, "truth", whole_file_schema=whole_file_schema)
+        train = None
+        if args.train is not None:
+            train = _scan(args.train, "train", whole_file_schema=whole_file_schema)
+        return _ranking_report(args, keys, scores, truth, train, state)
+
     progress(
         f"grading {args.scores} ({', '.join(objectives)}; {args.n_resamples} bootstrap resamples)"
     )
-    payload: dict[str, Any] = ranking_report(
+    try:
+        try:
+            payload = grade(whole_file_schema=False)
+        except pl.exceptions.ComputeError as exc:
+            if not str(exc).startswith("could not parse"):
+                raise
+            # a CSV column typed by its first rows (integers) holds another type further down
+            payload = grade(whole_file_schema=True)
+    except pl.exceptions.PolarsError as exc:
+        first = next((ln for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+        msg = f"while reading {', '.join(map(str, inputs))}: {first}"
+        raise ValueError(msg) from None
+    progress(f"graded {payload['n_lists']:,} lists")
+    return payload
+
+
+def _ranking_report(
+    args: argparse.Namespace, keys: list[str], scores: Any, truth: Any, train: Any, state: Any
+) -> dict[str, Any]:
+    from lodestar_polars._report import ranking_report
+
+    objectives = tuple(dict.fromkeys(args.objectives or ("accuracy", "coverage")))
+    return ranking_report(
         scores,
         by=keys,
         item=args.item,
@@ -199,10 +306,10 @@ def _report(args: argparse.Namespace, progress: _Progress) -> dict[str, Any]:
         n_resamples=args.n_resamples,
         seed=args.seed,
         popularity_discount=args.popularity_discount,
+        percentile=args.percentile,
+        shrinkage_strength=args.shrinkage_strength,
         state=state,
     )
-    progress(f"graded {payload['n_lists']:,} lists")
-    return payload
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -218,7 +325,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             from lodestar_polars._report_html import report_html
 
             progress(f"drawing {args.html}")
-            report_html(payload, args.html, title=f"Ranking report: {args.scores.name}")
+            from lodestar_polars._report import decision_of
+
+            # the page's decision in the command's words (--train FILE, not train=)
+            page = {**payload, "decision": decision_of(payload, floor_hint=CLI_FLOOR_HINT)}
+            report_html(page, args.html, title=f"Ranking report: {args.scores.name}")
             progress(f"wrote {args.html}")
     except (
         InvalidParameterError,
@@ -230,7 +341,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         pl.exceptions.PolarsError,
     ) as exc:
         lines = str(exc).strip().splitlines() or [type(exc).__name__]
-        print(f"{PROG}: error: {lines[0]}", file=sys.stderr)
+        print(f"{PROG}: error: {_cli_words(lines[0])}", file=sys.stderr)
         return 2
     _print(payload, str(args.scores), sys.stdout)
     return 0

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lodestar_polars._report import decision_of
+
 __all__ = ["report_html"]
 
 CALLER = "report_html"
@@ -44,7 +46,10 @@ th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f3f3f3; }
 td.model_ahead { background: #e3f4e1; } td.baseline_ahead { background: #fbe3e1; }
-td.undecided { background: #f6f1dc; }
+td.undecided { background: #f6f1dc; } td.by-construction { color: #777; }
+p.decision { font-size: 1.1rem; padding: 0.6rem 0.8rem; border-left: 0.3rem solid #999; }
+p.model_ahead { border-color: #2e8b57; } p.baseline_ahead { border-color: #c0392b; }
+p.undecided { border-color: #b8860b; }
 figure { margin: 1rem 0; } figcaption { font-size: 0.9rem; color: #555; max-width: 60rem; }
 p.note { color: #555; max-width: 60rem; }
 """
@@ -117,8 +122,14 @@ def _family_table(payload: Mapping[str, Any], family: str) -> str:
     header += [f"{_esc(n)}<br><small>{_alpha_label(alphas.get(n))}</small>" for n in objectives]
     header += [f"{_esc(n)}<br><small>baseline</small>" for n in baselines]
     columns = [*objectives.values(), *baselines.values()]
+    fixed = set(payload.get("by_construction") or ())
+
+    def label(m: str) -> str:
+        mark = ' <small class="by-construction">by construction</small>' if m in fixed else ""
+        return f"<td>{_esc(m)}{mark}</td>"
+
     rows = [
-        [f"<td>{_esc(m)}</td>"] + [f"<td>{_num(c.get(family, {}).get(m))}</td>" for c in columns]
+        [label(m)] + [f"<td>{_num(c.get(family, {}).get(m))}</td>" for c in columns]
         for m in metrics
     ]
     caption = (
@@ -158,8 +169,21 @@ def _uncertainty_section(payload: Mapping[str, Any]) -> str:
     header = ["metric", "model"]
     for name in baselines:
         header += [f"{_esc(name)}", f"model − {_esc(name)}", "verdict"]
+    fixed = set(payload.get("by_construction") or ())
     rows = []
     for metric, entry in model.items():
+        if metric in fixed:  # no interval for a value no ordering can move: say so instead
+            cells = [f"<td>{_esc(metric)}</td>", f"<td>{_num(entry.get('estimate'))}</td>"]
+            for part in baselines.values():
+                floor = (part.get("floor") or {}).get(metric) or {}
+                diff = (part.get("difference") or {}).get(metric) or {}
+                cells += [
+                    f"<td>{_num(floor.get('estimate'))}</td>",
+                    f"<td>{_num(diff.get('estimate'))}</td>",
+                    '<td class="by-construction">by construction</td>',
+                ]
+            rows.append(cells)
+            continue
         cells = [f"<td>{_esc(metric)}</td>", f"<td>{_interval(entry)}</td>"]
         for part in baselines.values():
             floor = (part.get("floor") or {}).get(metric)
@@ -236,9 +260,11 @@ def _interval_figure(payload: Mapping[str, Any], figure_cls: Any) -> str:
     """Model − baseline difference intervals per micro metric, against zero."""
     unc = payload["uncertainty"] or {}
     rows = []
+    fixed = set(payload.get("by_construction") or ())
     for base, part in (unc.get("baselines") or {}).items():
         for metric, entry in (part.get("difference") or {}).items():
-            rows.append((f"{metric} vs {base}", entry))
+            if metric not in fixed:  # a [0, 0] interval by construction is no evidence
+                rows.append((f"{metric} vs {base}", entry))
     if not rows:
         return ""
     fig = figure_cls(figsize=(6.4, 0.5 + 0.45 * len(rows)))
@@ -266,7 +292,11 @@ def report_html(
 ) -> Path:
     """Write a ranking report payload as one static, self-contained HTML page.
 
-    The page shows the protocol (what was graded), the accuracy (micro) and coverage (macro)
+    The page opens with the decision, in one sentence: the model against the popularity floor
+    on the primary metric, the interval of the difference and the verdict (model ahead, baseline
+    ahead, undecided; or no verdict without a floor), then any note on metrics fixed by
+    construction (``k`` at least every list's length).  It then shows the protocol (what was
+    graded), the accuracy (micro) and coverage (macro)
     families for every objective next to the baselines, the bootstrap intervals and verdicts of
     the model against each baseline, and two inline SVG figures: the accuracy-vs-coverage
     trade-off over the popularity discount α (one point per objective block of the payload) and
@@ -335,6 +365,15 @@ def report_html(
         text = ", ".join(f"{_esc(k)} {_num(v)}" for k, v in tail.items())
         protocol_rows.append(["<td>long-tail rule</td>", f"<td>{text}</td>"])
     primary = data["primary_score"]
+    decision = data.get("decision") or decision_of(data)  # an older payload: from its parts
+    verdict_class = _esc(decision["verdict"] or "no-verdict")
+    decision_html = (
+        f'<p id="decision" class="decision {verdict_class}"><strong>'
+        f"{_esc(decision['sentence'])}</strong></p>"
+    )
+    notes_html = "".join(
+        f'<p class="note by-construction-note">{_esc(note)}</p>' for note in data.get("notes") or ()
+    )
     headline = (
         f"<p>Primary score: <strong>{_esc(primary.get('metric'))} = "
         f"{_num(primary.get('value'))}</strong> ({_esc(data.get('primary_objective', ''))} "
@@ -354,6 +393,8 @@ def report_html(
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_esc(title)}</title><style>{STYLE}</style></head><body>",
         f"<h1>{_esc(title)}</h1>",
+        decision_html,
+        notes_html,
         headline,
         "<h2>What was graded</h2>",
         _table("protocol", ["field", "value"], protocol_rows, "The evaluation protocol."),

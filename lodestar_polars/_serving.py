@@ -8,20 +8,29 @@ from typing import TypeVar
 import polars as pl
 
 from lodestar_polars._validation import check_k
+from lodestar_polars.exceptions import InvalidParameterError
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
 def columns_of(by: str | Sequence[str], caller: str) -> list[str]:
     """``by`` as a list of column names (one name or a sequence of names)."""
-    names = [by] if isinstance(by, str) else list(by)
+    names = [by] if isinstance(by, str) else list(by) if isinstance(by, Sequence) else []
     if not names or not all(isinstance(name, str) for name in names):
         msg = (
             f"The 'by' parameter of {caller} must be a column name or a non-empty sequence "
             f"of column names. Got {by!r} instead."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     return names
+
+
+def column_name(value: object, name: str, caller: str) -> str:
+    """A parameter naming one column: a str."""
+    if not isinstance(value, str):
+        msg = f"The {name!r} parameter of {caller} must be a column name. Got {value!r}."
+        raise InvalidParameterError(msg)
+    return value
 
 
 def require_columns(schema: pl.Schema, names: Sequence[str], frame: str, caller: str) -> None:
@@ -30,6 +39,45 @@ def require_columns(schema: pl.Schema, names: Sequence[str], frame: str, caller:
         if name not in schema:
             msg = f"{caller}: {frame} has no column {name!r} (its columns: {list(schema.names())})."
             raise ValueError(msg)
+
+
+def key_repr(row: dict[str, object], keys: Sequence[str]) -> str:
+    """A list's key as the errors name it: the value, or a dict of the key columns' values."""
+    if len(keys) == 1:
+        return repr(row[keys[0]])
+    return repr({k: row[k] for k in keys})
+
+
+def check_score_dtype(schema: pl.Schema, score: str, caller: str) -> None:
+    """Refuse a score column that is not numeric (strings are never parsed as numbers)."""
+    dtype = schema[score]
+    if not dtype.is_numeric():
+        msg = f"{caller}: the score column {score!r} must be numeric. Got {dtype}."
+        raise ValueError(msg)
+
+
+def check_one_row_per_item(
+    frame: pl.LazyFrame, keys: Sequence[str], item: str, caller: str, name: str
+) -> None:
+    """Refuse a list holding an item twice, naming the first such (list, item) in key order.
+
+    One pass over the key and item columns (a LazyFrame is read for it once, when called).
+    """
+    counts = (
+        frame.group_by(*keys, item)
+        .agg(pl.len().alias("__lp_n"))
+        .filter(pl.col("__lp_n") > 1)
+        .sort(*keys, item, nulls_last=True)
+        .head(1)
+        .collect()
+    )
+    if counts.height:
+        row = counts.row(0, named=True)
+        msg = (
+            f"{caller}: list {key_repr(row, keys)} has item {row[item]!r} more than once "
+            f"({row['__lp_n']} rows); {name} must hold one row per (list, item)."
+        )
+        raise ValueError(msg)
 
 
 def check_frame(frame: object, name: str, caller: str) -> None:
@@ -77,15 +125,19 @@ def top_k(
     Raises
     ------
     InvalidParameterError
-        ``k`` below 1 or not an int.
+        ``k`` below 1 or not an int; ``by``, ``item`` or ``score`` not column names.
     ValueError
-        A column missing from ``frame``.
+        A column missing from ``frame``, a score column that is not numeric, a list holding an
+        item twice (the first in key order is named).
 
     Notes
     -----
     Equal scores are broken by item order (the smaller item first), so the
     served list is deterministic and independent of row order.  Null and NaN
-    scores rank after every number.  The evaluation in
+    scores rank after every number.  Integer scores are sorted as integers
+    (``2**53 + 1`` above ``2**53``), never through a float.  The check that each
+    list holds an item once reads the key and item columns when ``top_k`` is
+    called, a ``LazyFrame``'s too.  The evaluation in
     :func:`lodestar_polars.ranking_report` does not use this tie-break: it
     averages each metric over the orderings of a tie (docs/decisions/0012).
 
@@ -115,13 +167,21 @@ def top_k(
     """
     kk = check_k(k, "top_k", allow_none=False)
     keys: list[str] = columns_of(by, "top_k")
+    item = column_name(item, "item", "top_k")
+    score = column_name(score, "score", "top_k")
     check_frame(frame, "frame", "top_k")
     lazy = frame.lazy()
-    require_columns(lazy.collect_schema(), [*keys, item, score], "frame", "top_k")
+    schema = lazy.collect_schema()
+    require_columns(schema, [*keys, item, score], "frame", "top_k")
+    check_score_dtype(schema, score, "top_k")
+    check_one_row_per_item(lazy, keys, item, "top_k", "frame")
     key = "__lp_sort_score"
+    dtype = schema[score]
+    # integers are sorted as integers (2**53 + 1 is above 2**53), never through a float
+    sort_key = pl.col(score).fill_nan(None) if dtype.is_float() else pl.col(score)
     ranked = (
         lazy.select(*keys, item, score)
-        .with_columns(pl.col(score).cast(pl.Float64).fill_nan(None).alias(key))
+        .with_columns(sort_key.alias(key))
         .sort(
             [*keys, key, item],
             descending=[False] * len(keys) + [True, False],

@@ -239,7 +239,10 @@ def _run(args: argparse.Namespace) -> int:
     metrics = args.metrics or list(DEFAULT_METRICS)
 
     def per_query_values(lf: pl.LazyFrame) -> pl.DataFrame:
-        lf.collect_schema()  # a CSV's header, a Parquet file's footer: is it readable at all?
+        columns = lf.collect_schema().names()  # a CSV's header, a Parquet footer: readable?
+        if lf.head(1).collect().height == 0:  # else a header alone reads as String columns
+            msg = f"{path}: has no rows (its columns: {columns})"
+            raise ValueError(msg)
         return evaluate(
             lf,
             metrics,

@@ -43,13 +43,18 @@ def _error(capsys: pytest.CaptureFixture[str], prog: str = "lodestar-polars") ->
         ),
         ("empty.csv", b"", "{path}: not a CSV file lodestar-polars can read: empty CSV"),
         (
+            "header.csv",
+            b"query,relevance,score\n",
+            "{path}: has no rows (its columns: ['query', 'relevance', 'score'])",
+        ),
+        (
             "broken.parquet",
             b"garbage",
             "{path}: not a Parquet file lodestar-polars can read: parquet: File out of "
             "specification: A Parquet file must contain a header and footer with at least 12 bytes",
         ),
     ],
-    ids=["ragged", "not-utf8", "empty", "not-parquet"],
+    ids=["ragged", "not-utf8", "empty", "header-only", "not-parquet"],
 )
 def test_unreadable_logs_are_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, content: bytes, expected: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -341,7 +342,11 @@ def test_unknown_objective_and_bad_options_are_refused() -> None:
         lp.transform_for_objective(_log(), "novelty", state, **KW)  # type: ignore[arg-type]
     with pytest.raises(lp.InvalidParameterError, match="'shrinkage' parameter"):
         lp.transform_for_objective(_log(), "accuracy", state, shrinkage=1, **KW)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"'shrinkage_strength' must be a float in \(0, inf\)"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match=r"'shrinkage_strength' parameter of transform_for_objective must be a float in "
+        r"the range \(0\.0, inf\)\. Got 0\.0 instead\.",
+    ):
         lp.transform_for_objective(_log(), "accuracy", state, shrinkage_strength=0.0, **KW)
 
 
@@ -414,3 +419,206 @@ def test_save_load_refusals(tmp_path: Path) -> None:
     pl.DataFrame({"a": [1]}).write_parquet(tmp_path / "x.parquet")
     with pytest.raises(ValueError, match="is not a saved ComparabilityState"):
         lp.ComparabilityState.load(tmp_path / "x.parquet")
+
+
+@pytest.mark.parametrize("objective", ["accuracy", "coverage"])
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"shrinkage_strength": -1},
+            "The 'shrinkage_strength' parameter of transform_for_objective must be a float in the "
+            "range (0.0, inf). Got -1 instead.",
+        ),
+        (
+            {"state": "x.json"},
+            "The 'state' parameter of transform_for_objective must be a ComparabilityState or "
+            "None. Got the path 'x.json': load it first, "
+            "state=lp.ComparabilityState.load('x.json').",
+        ),
+    ],
+    ids=["negative-strength", "state-path"],
+)
+def test_options_are_refused_on_every_path(
+    objective: Any, kwargs: dict[str, Any], msg: str
+) -> None:
+    """The identity (accuracy) refuses a bad strength or a path for a state, as coverage does."""
+    kwargs = dict(kwargs)
+    state = kwargs.pop("state", lp.fit_comparability(_log(), truth="clicked", **KW))
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.transform_for_objective(_log(), objective, state, **kwargs, **KW)
+
+
+@pytest.mark.parametrize(
+    ("values", "shown"),
+    [
+        ([0, 2, 0, 0, 1, 0], "2 (1 row(s)), e.g. in the list user=1 for item='b'"),
+        ([0.0, 0.5, 0.0, 0.0, 1.0, 0.5], "0.5 (2 row(s)), e.g. in the list user=1 for item='b'"),
+        ([0, 1, 0, 0, -1, 3], "-1, 3 (2 row(s)), e.g. in the list user=2 for item='b'"),
+        ([0, None, 0, 0, 1, 0], "null (1 row(s)), e.g. in the list user=1 for item='b'"),
+        ([False, None, True, False, False, True], "null (1 row(s)), e.g. in the list user=1 "
+         "for item='b'"),
+    ],
+    ids=["two", "half", "negative-and-three", "null", "boolean-null"],
+)  # fmt: skip
+def test_a_non_binary_truth_is_refused(values: list[Any], shown: str) -> None:
+    """A 2 or a 0.5 is not "not 1": the sentence names the values and where the first is."""
+    log = pl.DataFrame(
+        {
+            "user": [1, 1, 1, 2, 2, 2],
+            "item": ["a", "b", "c"] * 2,
+            "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+            "clicked": values,
+        }
+    )
+    msg = (
+        "fit_comparability: the truth column 'clicked' must hold only True/False or 0/1; "
+        f"it holds {shown}."
+    )
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.fit_comparability(log, truth="clicked", **KW)
+
+
+def _saved(tmp_path: Path) -> tuple[lp.ComparabilityState, dict[str, Any]]:
+    state = lp.fit_comparability(_log(), truth="clicked", n_quantiles=4, **KW)
+    state.save(tmp_path / "good.json")
+    doc: dict[str, Any] = json.loads((tmp_path / "good.json").read_text())
+    return state, doc
+
+
+def _json_damage(case: str, doc: dict[str, Any], text: str) -> str:
+    items = doc["items"]
+    if case == "truncated":
+        return text[: len(text) // 2]
+    if case == "not-an-object":
+        return "[1, 2, 3]"
+    if case == "no-item-dtype":
+        del doc["item_dtype"]
+    elif case == "no-items":
+        del doc["items"]
+    elif case == "renamed-column":
+        items["rate"] = items.pop("base_rate")
+    elif case == "n-lists-str":
+        doc["n_lists"] = "3"
+    elif case == "unknown-item-dtype":
+        doc["item_dtype"] = "Float64"
+    elif case == "levels-str":
+        doc["quantile_levels"] = "0,1"
+    elif case == "float-count":
+        items["n_positive"][0] = 1.5
+    elif case == "items-a-list":
+        doc["items"] = [1, 2]
+    elif case == "empty-items":
+        doc["items"] = {k: [] for k in items}
+    elif case == "short-quantiles":
+        items["quantiles"][1] = items["quantiles"][1][:-1]
+    elif case == "ragged-columns":
+        items["base_rate"] = items["base_rate"][:-1]
+    return json.dumps(doc)
+
+
+JSON_DAMAGE: list[tuple[str, str]] = [
+    ("truncated", "is not a readable JSON file (truncated or damaged?): "),
+    ("not-an-object", "is not a saved ComparabilityState."),
+    ("no-item-dtype", "is damaged: its records lack 'item_dtype'."),
+    (
+        "no-items",
+        "is damaged: 'items' must map each of the columns ['item', 'n_positive', "
+        "'n_candidate', 'base_rate', 'quantiles'] to a list; it is None.",
+    ),
+    (
+        "renamed-column",
+        "is damaged: 'items' must have the columns ['item', 'n_positive', "
+        "'n_candidate', 'base_rate', 'quantiles']; it has ['item', 'n_positive', "
+        "'n_candidate', 'quantiles', 'rate'].",
+    ),
+    ("n-lists-str", "is damaged: 'n_lists' must be an int >= 0; it is '3'."),
+    ("unknown-item-dtype", "is damaged: 'item_dtype' must be one of "),
+    (
+        "levels-str",
+        "is damaged: 'quantile_levels' must be a list of at least two increasing "
+        "numbers from 0 to 1; it is '0,1'.",
+    ),
+    ("float-count", "is damaged: 'items' column 'n_positive' must hold Int64 values: "),
+    ("items-a-list", "is damaged: 'items' must map each of the columns"),
+    (
+        "empty-items",
+        "is damaged: it holds no items (a fitted state has one row per catalogue item).",
+    ),
+    (
+        "short-quantiles",
+        "is damaged: item 'b' needs 5 quantiles, one per level of 'quantile_levels' (it has",
+    ),
+    ("ragged-columns", "is damaged: the 'items' columns have different lengths"),
+]
+
+
+@pytest.mark.parametrize(("case", "what"), JSON_DAMAGE, ids=[c for c, _ in JSON_DAMAGE])
+def test_a_damaged_json_state_gets_one_clear_error(tmp_path: Path, case: str, what: str) -> None:
+    """Every damage: a ValueError (never a KeyError or a raw Polars error) naming the file."""
+    _, doc = _saved(tmp_path)
+    path = tmp_path / "damaged.json"
+    path.write_text(_json_damage(case, doc, (tmp_path / "good.json").read_text()))
+    with pytest.raises(
+        ValueError, match=re.escape(f"ComparabilityState.load: {str(path)!r} {what}")
+    ) as info:
+        lp.ComparabilityState.load(path)
+    assert type(info.value) is ValueError
+
+
+PARQUET_DAMAGE: list[tuple[str, str]] = [
+    ("truncated", "is not a readable Parquet file (truncated or damaged?): "),
+    ("no-item-dtype", "is damaged: its records lack 'item_dtype'."),
+    ("no-records", "is not a saved ComparabilityState."),
+    (
+        "missing-column",
+        "is damaged: its table must have the columns ['item', 'n_positive', "
+        "'n_candidate', 'base_rate', 'quantiles']; it has ['item', 'n_positive', "
+        "'n_candidate', 'quantiles'].",
+    ),
+    ("float-count", "is damaged: its column 'n_positive' must be Int64; it is Float64."),
+    ("empty-items", "is damaged: it holds no items"),
+    (
+        "short-quantiles",
+        "is damaged: item 'a' needs 5 quantiles, one per level of 'quantile_levels' (it has",
+    ),
+    ("bad-rate", "is damaged: item 'a' needs a base_rate in [0, 1]"),
+    ("null-item", "is damaged: its column 'item' holds 1 null value(s)."),
+]
+
+
+@pytest.mark.parametrize(("case", "what"), PARQUET_DAMAGE, ids=[c for c, _ in PARQUET_DAMAGE])
+def test_a_damaged_parquet_state_gets_one_clear_error(tmp_path: Path, case: str, what: str) -> None:
+    """The same for Parquet: the file is named, and what is wrong."""
+    state, _ = _saved(tmp_path)
+    path = tmp_path / "damaged.parquet"
+    meta = state._meta()
+    table = state.table
+    if case == "truncated":
+        state.save(path)
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    else:
+        if case == "no-item-dtype":
+            del meta["item_dtype"]
+        elif case == "missing-column":
+            table = table.drop("base_rate")
+        elif case == "float-count":
+            table = table.with_columns(pl.col("n_positive").cast(pl.Float64))
+        elif case == "empty-items":
+            table = table.head(0)
+        elif case == "short-quantiles":
+            table = table.with_columns(pl.col("quantiles").list.head(4))
+        elif case == "bad-rate":
+            table = table.with_columns(pl.col("base_rate") + 2.0)
+        elif case == "null-item":
+            table = table.with_columns(
+                pl.when(pl.col("item") == "b").then(None).otherwise(pl.col("item")).alias("item")
+            )
+        records = {} if case == "no-records" else {"lodestar_polars": json.dumps(meta)}
+        table.write_parquet(path, metadata=records)
+    with pytest.raises(
+        ValueError, match=re.escape(f"ComparabilityState.load: {str(path)!r} {what}")
+    ) as info:
+        lp.ComparabilityState.load(path)
+    assert type(info.value) is ValueError

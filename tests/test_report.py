@@ -484,6 +484,11 @@ def test_multi_column_list_key_and_payload_is_json() -> None:
         "tail_rule",
         "popularity_source",
         "comparability",
+        "shrinkage_strength",
+        "max_list_length",
+        "by_construction",
+        "notes",
+        "decision",
     }
     assert set(report) == keys
 
@@ -1007,7 +1012,8 @@ def test_a_given_state_is_used_and_percentile_blocks_have_no_alpha(
 ) -> None:
     """state= is not refitted; a percentile block records alpha null."""
     log = _random_log(13)
-    state = {i: 0.1 for i in range(12)}
+    # a real state passes the report's check; the double (percentile: no alpha) never reads it
+    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
     report = lp.ranking_report(
         log,
         by="user",
@@ -1174,7 +1180,11 @@ def test_real_percentile_blocks() -> None:
             "ranking_report: popularity_discount=0.5 cannot be combined with percentile=True: "
             "a block ranked by percentile applies no popularity discount.",
         ),
-        ({"popularity_discount": 2.0}, "the popularity discount alpha must be in [0, 1]"),
+        (
+            {"popularity_discount": 2.0},
+            "The 'popularity_discount' parameter of ranking_report must be a float in [0, 1] "
+            "(the popularity discount alpha) or None. Got 2.0 instead.",
+        ),
         ({"shrinkage": True, "percentile": True}, "shrinkage"),
     ],
     ids=["discount-with-percentile", "alpha-out-of-range", "shrinkage-with-percentile"],
@@ -1232,3 +1242,284 @@ def test_rank_bounds_both_paths_match_the_definition(
             same = ragged_ids == ragged_ids[i]
             assert rb[i] == np.sum(ragged_values[same] > ragged_values[i])
             assert rt[i] == np.sum(ragged_values[same] == ragged_values[i])
+
+
+# ---------------------------------------------------------------------------
+# every verdict right: one rule per option, on every path
+
+
+def test_a_shrinkage_strength_shrinks_the_accuracy_block() -> None:
+    """Decision 0013: a shrinkage_strength switches shrinkage on, in the report as in the transform.
+
+    The accuracy block ranks the shrunk scores, not the raw ones.
+    """
+    log = _random_log(23)
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    shrunk = lp.transform_for_objective(
+        log, "accuracy", state, by="user", item="item", score="score", shrinkage_strength=50.0
+    )
+    report = lp.ranking_report(log, objectives=("accuracy",), shrinkage_strength=50.0, **kw)
+    alone = lp.ranking_report(shrunk, objectives=("accuracy",), **kw)
+    raw = lp.ranking_report(log, objectives=("accuracy",), **kw)
+    assert report["objectives"] == alone["objectives"]
+    assert report["objectives"] != raw["objectives"]
+    assert report["comparability"] == "fitted_on_scores"
+    assert report["shrinkage_strength"] == 50.0
+    assert raw["shrinkage_strength"] is None
+    # shrinkage=True without a strength is the same rule at its default strength, 50
+    on = lp.ranking_report(log, objectives=("accuracy",), shrinkage=True, **kw)
+    assert on["objectives"] == report["objectives"]
+
+
+@pytest.mark.parametrize("ragged", [False, True], ids=["matrix", "ragged"])
+@pytest.mark.parametrize(
+    ("dtype", "low"),
+    [(pl.Int64, 2**53), (pl.UInt64, 2**64 - 2), (pl.Int64, -(2**63)), (pl.Int128, 2**100)],
+)
+def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int, *, ragged: bool) -> None:
+    """2**53 + 1 ranks above 2**53 (lp.evaluate's rule): the clicked item is first, hit@1 is 1."""
+    users = [1, 1, 2, 2] + ([2] if ragged else [])
+    items = ["a", "b", "a", "b"] + (["c"] if ragged else [])
+    values = [low, low + 1, low + 1, low] + ([low] if ragged else [])
+    clicked = [False, True, True, False] + ([False] if ragged else [])
+    log = pl.DataFrame({"user": users, "item": items, "clicked": clicked}).with_columns(
+        pl.Series("score", values, dtype=dtype)
+    )
+    report = lp.ranking_report(
+        log, by="user", item="item", score="score", truth="clicked", k=1,
+        objectives=("accuracy",), n_resamples=20,
+    )  # fmt: skip
+    micro = report["objectives"]["accuracy"]["micro"]
+    # by hand: each list's clicked item has the strictly largest score, so it is at rank 1
+    assert micro["hit@1"] == 1.0
+    assert micro["mrr@1"] == 1.0
+    assert micro["ndcg@1"] == 1.0
+    if dtype != pl.Int128:  # lp.evaluate, which ranks integers as integers, agrees
+        per_user = lp.evaluate(
+            log.with_columns(pl.col("clicked").cast(pl.Int64)),
+            ["rr@1"], by="user", y_true="clicked", y_score="score",
+        )  # fmt: skip
+        assert per_user["rr@1"].mean() == micro["mrr@1"]
+
+
+def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Logits and the coverage block (alpha 1): one sentence before any block, with the ways out."""
+    from lodestar_polars import _report
+
+    rng = np.random.default_rng(5)
+    log = _random_log(24).with_columns(pl.Series("score", rng.normal(size=40 * 12)))
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+    )
+    first = log.sort("user", "item").filter(pl.col("score") < 0).row(0, named=True)
+    want = (
+        "ranking_report: the objective 'coverage' (alpha 1) divides each score by its item's "
+        "base rate ** alpha, which needs scores >= 0 (a negative score's order would reverse); "
+        f"list {first['user']!r} has score={first['score']!r} for item {first['item']!r}. For "
+        'signed scores such as logits, pass objectives=("accuracy",) (alpha 0: the scores as '
+        "they are), or percentile=True (each score ranked within its item's score "
+        "distribution, which needs no sign)."
+    )
+    scored: list[int] = []
+    real = _report.score_block
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        scored.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_report, "score_block", counting)
+    with pytest.raises(ValueError, match=re.escape(want)):
+        lp.ranking_report(log, **kw)
+    assert scored == []  # refused before the accuracy block was scored
+    # both ways out work: the accuracy block alone, and the percentile blocks
+    alone = lp.ranking_report(log, objectives=("accuracy",), **kw)
+    assert alone["objectives"]["accuracy"]["micro"]["hit@3"] > 0.0
+    ranked = lp.ranking_report(log, percentile=True, **kw)
+    assert ranked["objective_alpha"] == {"accuracy": None, "coverage": None}
+
+
+def test_scores_outside_0_1_with_shrinkage_are_refused_before_any_work() -> None:
+    """Shrinkage needs probabilities: refused up front even for the accuracy block alone."""
+    log = _random_log(25).with_columns(pl.col("score") * 4)
+    first = log.sort("user", "item").filter(pl.col("score") > 1).row(0, named=True)
+    want = (
+        "ranking_report: shrinkage (shrinkage_strength=50) pulls each score toward its item's "
+        "base rate, a probability, and needs scores in [0, 1]; list "
+        f"{first['user']!r} has score={first['score']!r} for item {first['item']!r}."
+    )
+    with pytest.raises(ValueError, match=re.escape(want)):
+        lp.ranking_report(
+            log, by="user", item="item", score="score", truth="clicked", k=3,
+            objectives=("accuracy",), shrinkage=True, n_resamples=20,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("objectives", [("accuracy",), ("accuracy", "coverage")])
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        (
+            {"shrinkage_strength": -1},
+            "The 'shrinkage_strength' parameter of ranking_report must be a float in the range "
+            "(0.0, inf). Got -1 instead.",
+        ),
+        (
+            {"state": "x.json"},
+            "The 'state' parameter of ranking_report must be a ComparabilityState or None. Got "
+            "the path 'x.json': load it first, state=lp.ComparabilityState.load('x.json').",
+        ),
+        (
+            {"state": {"a": 0.1}},
+            "The 'state' parameter of ranking_report must be a ComparabilityState or None. "
+            "Got dict instead.",
+        ),
+        (
+            {"shrinkage_strength": 5.0, "percentile": True},
+            "ranking_report: shrinkage and percentile are mutually exclusive",
+        ),
+    ],
+    ids=["negative-strength", "state-path", "state-dict", "strength-with-percentile"],
+)
+def test_options_are_refused_on_every_path(
+    objectives: tuple[Any, ...], kwargs: dict[str, Any], msg: str
+) -> None:
+    """The accuracy block alone (the identity) refuses what the transforms refuse, up front."""
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.ranking_report(
+            BASE, by="user", item="item", score="score", truth="clicked",
+            objectives=objectives, **kwargs,
+        )  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# the decision first; what no ordering can move is said, not given an interval
+
+
+def _decided(log: pl.DataFrame, train: pl.DataFrame | None, **kw: Any) -> dict[str, Any]:
+    return lp.ranking_report(
+        log, by="user", item="item", score="score", truth="clicked", train=train, **kw
+    )
+
+
+def test_the_decision_is_the_floor_gap_on_the_primary_metric() -> None:
+    """decision: model vs floor on ndcg@k, the gap's interval and verdict, in one sentence."""
+    n_users, n_items = 200, 10
+    users = np.repeat(np.arange(n_users), n_items)
+    items = np.tile(np.arange(n_items), n_users)
+    target = users % n_items
+    log = pl.DataFrame(
+        {"user": users, "item": items, "score": (items == target) * 1.0, "clicked": items == target}
+    )
+    train = pl.DataFrame({"item": [0] * 50 + list(range(10))})
+    report = _decided(log, train, k=3, objectives=("accuracy",), n_resamples=200)
+    gap = report["uncertainty"]["baselines"]["global_pop"]["difference"]["ndcg@3"]
+    model = report["objectives"]["accuracy"]["micro"]["ndcg@3"]
+    floor = report["baselines"]["global_pop"]["micro"]["ndcg@3"]
+    decision = report["decision"]
+    assert decision["metric"] == "ndcg@3"
+    assert decision["model"] == model
+    assert decision["baseline_value"] == floor
+    assert decision["difference"] == gap["estimate"]
+    assert (decision["ci_low"], decision["ci_high"]) == (gap["ci_low"], gap["ci_high"])
+    assert decision["verdict"] == gap["verdict"] == "model_ahead"
+    # the truth is always first (ndcg 1); the floor ranks item 0 first, else ties items 1..9
+    assert model == 1.0
+    assert decision["sentence"] == (
+        f"Model ahead: on ndcg@3 the model (accuracy ordering) scores {model:.4f} against the "
+        f"popularity floor's {floor:.4f}, a difference of {model - floor:+.4f}, 95 % interval "
+        f"[{gap['ci_low']:+.4f}, {gap['ci_high']:+.4f}] over {n_users} graded lists, which lies "
+        "wholly above zero."
+    )
+
+
+def test_without_a_floor_there_is_no_verdict() -> None:
+    """No train, no popularity: verdict None, and the sentence says what to pass."""
+    report = _decided(_random_log(26), None, k=3, n_resamples=20)
+    assert report["decision"]["verdict"] is None
+    value = report["primary_score"]["value"]
+    assert report["decision"]["sentence"] == (
+        f"No verdict: the model's ndcg@3 (accuracy ordering) is {value:.4f}, but with no "
+        "popularity floor nothing says it beats recommending the popular items; pass train= "
+        "(training interactions) or popularity= for the popularity floor."
+    )
+
+
+def _bundled() -> pl.DataFrame:
+    from importlib import resources
+
+    return pl.read_csv(str(resources.files("lodestar_polars") / "data" / "example_implicit.csv"))
+
+
+def test_k_at_least_every_list_length_is_said_not_given_an_interval() -> None:
+    """The bundled example at the CLI's k=10: every list has 10 candidates, so hit@10 is 1."""
+    log = _bundled()
+    longest = log.group_by("user").len()["len"].max()
+    assert longest == 10  # the bundled log: 10 candidates per list
+    report = _decided(log, None, k=10, n_resamples=50)
+    micro = report["objectives"]["accuracy"]["micro"]
+    assert micro["hit@10"] == 1.0  # every truth is a candidate and the top 10 holds all 10
+    assert report["max_list_length"] == longest
+    assert report["by_construction"] == [
+        "hit@10", "macro_recall@10", "catalog_coverage", "tail_hit@10", "entropy", "gini",
+    ]  # fmt: skip
+    assert len(report["notes"]) == 1
+    assert "hit@10 is 1 by construction" in report["notes"][0]
+    assert "A k below 10 makes them informative" in report["notes"][0]
+    # k=3 (and hit@5, below 10): every metric depends on the order; no note
+    informative = _decided(log, None, k=3, n_resamples=50)
+    assert informative["by_construction"] == []
+    assert informative["notes"] == []
+    # hit@5 alone is fixed when every list has at most 5 candidates, at k=3
+    short = log.filter(pl.col("item").is_in(["i01", "i02", "i03", "i04"]))
+    fixed = _decided(short, None, k=3, n_resamples=50)
+    assert fixed["max_list_length"] == 4
+    assert fixed["by_construction"] == ["hit@5"]
+    assert fixed["objectives"]["accuracy"]["micro"]["hit@5"] == 1.0
+    assert fixed["notes"][0].startswith(
+        "Every graded list has at most 4 candidates, so a top 5 already holds them all: hit@5 "
+        "is 1 by construction"
+    )
+
+
+def test_one_candidate_per_list_fixes_every_metric() -> None:
+    """One candidate: nothing is ranked; the decision cannot be other than undecided."""
+    log = pl.DataFrame(
+        {"user": [1, 2, 3], "item": ["a", "b", "a"], "score": [0.3, 0.2, 0.9],
+         "clicked": [True, True, True]}
+    )  # fmt: skip
+    report = _decided(log, pl.DataFrame({"item": ["a", "b"]}), k=2, n_resamples=20)
+    assert set(report["by_construction"]) >= {"hit@1", "hit@5", "hit@2", "mrr@2", "ndcg@2"}
+    assert report["notes"][0].startswith("Every graded list has one candidate")
+    assert report["decision"]["verdict"] == "undecided"
+    assert "fixed by construction" in report["decision"]["sentence"]
+
+
+def test_a_cutoff_past_every_list_builds_nothing_at_its_size() -> None:
+    """k=10**20 is a valid cutoff (check_k's rule): every list is served whole, as at k=12."""
+    log = _random_log(27)  # 12 candidates per list
+    kw: dict[str, Any] = dict(
+        by="user", item="item", score="score", truth="clicked", objectives=("accuracy",),
+        n_resamples=20,
+    )  # fmt: skip
+    huge = lp.ranking_report(log, k=10**20, **kw)
+    whole = lp.ranking_report(log, k=12, **kw)
+    rename = {"hit@12": "hit@100000000000000000000", "mrr@12": "mrr@100000000000000000000",
+              "ndcg@12": "ndcg@100000000000000000000"}  # fmt: skip
+    want = {rename.get(m, m): v for m, v in whole["objectives"]["accuracy"]["micro"].items()}
+    assert huge["objectives"]["accuracy"]["micro"] == want
+    assert huge["objectives"]["accuracy"]["macro"]["catalog_coverage"] == 1.0
+
+
+def test_a_null_tail_hit_is_explained() -> None:
+    """Every truth is a head item: tail_hit@k is null, and a note says why (no silent null)."""
+    log = _random_log(28).with_columns(clicked=pl.col("item") == 0)
+    train = pl.DataFrame({"item": [0] * 90 + list(range(12))})
+    report = _decided(log, train, k=3, n_resamples=20, objectives=("accuracy",))
+    assert report["objectives"]["accuracy"]["macro"]["tail_hit@3"] is None
+    assert any(note.startswith("tail_hit@3 is null: no graded list's truth is a long-tail item")
+               for note in report["notes"])  # fmt: skip

@@ -190,3 +190,106 @@ def test_the_installed_command(files: dict[str, Path]) -> None:
     )
     assert bad.returncode == 2
     assert "invalid choice: 'x'" in bad.stderr
+
+
+def _bundled() -> str:
+    from importlib import resources
+
+    return str(resources.files("lodestar_polars") / "data" / "example_implicit.csv")
+
+
+def test_the_output_opens_with_the_decision(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first line is the verdict sentence on the primary metric, in the command's words."""
+    argv = ["report", str(files["csv"]), "--train", str(files["train"]), "-k", "3",
+            "--n-resamples", "100", "--quiet"]  # fmt: skip
+    assert run(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    payload = lp.ranking_report(
+        _log(), by="user", item="item", score="score", truth="clicked", k=3,
+        train=pl.read_parquet(files["train"]), n_resamples=100,
+    )  # fmt: skip
+    assert out[0] == payload["decision"]["sentence"]
+    gap = payload["uncertainty"]["baselines"]["global_pop"]["difference"]["ndcg@3"]
+    assert f"[{gap['ci_low']:+.4f}, {gap['ci_high']:+.4f}]" in out[0]
+    words = {"model_ahead": "Model ahead", "baseline_ahead": "Baseline ahead"}
+    assert out[0].startswith(words.get(gap["verdict"], "Undecided") + ": on ndcg@3 ")
+    assert out.index(out[0]) < next(i for i, line in enumerate(out) if "graded lists (" in line)
+    # without --train: no verdict, and the sentence names the option that gives one
+    assert run(["report", str(files["csv"]), "--n-resamples", "20", "--quiet"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("No verdict: the model's ndcg@10 (accuracy ordering) is ")
+    assert first.endswith("; pass --train FILE for the popularity floor.")
+
+
+def test_the_bundled_example_says_hit_at_10_is_1_by_construction(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Default k=10 on 10-candidate lists: a note, and no [1, 1] interval printed."""
+    assert run(["report", _bundled(), "--n-resamples", "50", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "note: Every graded list has at most 10 candidates" in out
+    assert "hit@10 is 1 by construction" in out
+    assert "[1.0000, 1.0000]" not in out
+    assert "  hit@10     1.0000  by construction, no interval" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "scores file '{path}' is empty"),
+        ("user,item,score,clicked\n", "scores file '{path}' has no rows (its columns: "
+         "['user', 'item', 'score', 'clicked'])"),
+        ('user,item,score,clicked\nu1,a,0.5,1\nu1,b,"x\n', "while reading {path}: "),
+    ],
+    ids=["empty", "header-only", "unterminated-quote"],
+)  # fmt: skip
+def test_an_empty_or_broken_file_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    """Polars says "empty CSV"; the command says which file."""
+    path = tmp_path / "scores.csv"
+    path.write_text(content)
+    assert run(["report", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lodestar-polars report: error: " + message.format(path=path))
+    assert err.count("\n") == 1
+
+
+def test_signed_scores_get_the_commands_own_advice(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Logits: refused up front naming --objective accuracy and --percentile, which both work."""
+    path = tmp_path / "logits.csv"
+    _log().with_columns(pl.col("score") * 4 - 2).write_csv(path)
+    assert run(["report", str(path), "--quiet", "--n-resamples", "20"]) == 2
+    err = capsys.readouterr().err
+    assert "pass --objective accuracy (alpha 0: the scores as they are), or --percentile" in err
+    for extra in (["--objective", "accuracy"], ["--percentile"]):
+        assert run(["report", str(path), "--quiet", "--n-resamples", "20", *extra]) == 0
+    capsys.readouterr()
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_any_work(
+    files: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--html into a folder that does not exist: one line, before grading."""
+    argv = ["report", str(files["csv"]), "--html", "/nonexistent-folder/r.html"]
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "lodestar-polars report: error: --html '/nonexistent-folder/r.html': no such directory "
+        "'/nonexistent-folder'\n"
+    )
+
+
+def test_the_page_from_the_command_speaks_its_options(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Without --train the page's decision names --train FILE, as the printed one does."""
+    page = tmp_path / "r.html"
+    assert run(["report", str(files["csv"]), "--n-resamples", "20", "--html", str(page), "-q"]) == 0
+    text = page.read_text()
+    assert text.index('id="decision"') < text.index('id="protocol"')
+    assert "pass --train FILE for the popularity floor." in text

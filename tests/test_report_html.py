@@ -217,3 +217,46 @@ def test_the_page_in_a_headless_browser(tmp_path: Path) -> None:
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(data) > 20_000  # a rendered page, not a blank one
+
+
+def test_the_page_opens_with_the_decision(tmp_path: Path) -> None:
+    """One sentence, verdict and interval included, before the protocol table."""
+    payload = _payload()
+    page = lp.report_html(payload, tmp_path / "r.html").read_text(encoding="utf-8")
+    dom = _parse(page)
+    assert dom.ids["decision"] == "p"
+    assert page.index('id="decision"') < page.index('id="protocol"')
+    assert page.index('id="decision"') < page.index("<h2>")  # before every section
+    gap = payload["uncertainty"]["baselines"]["global_pop"]["difference"]["ndcg@5"]
+    sentence = payload["decision"]["sentence"]
+    assert f"[{gap['ci_low']:+.4f}, {gap['ci_high']:+.4f}]" in sentence
+    words = {"model_ahead": "Model ahead", "baseline_ahead": "Baseline ahead"}
+    assert sentence.startswith(words.get(gap["verdict"], "Undecided") + ": on ndcg@5 ")
+    assert sentence in " ".join(dom.text)
+    # a payload read back without the key (an older JSON) gets the same sentence
+    older = {key: value for key, value in payload.items() if key != "decision"}
+    again = lp.report_html(older, tmp_path / "older.html").read_text(encoding="utf-8")
+    assert sentence in " ".join(_parse(again).text)
+
+
+def test_k_at_least_every_list_length_is_said_on_the_page(tmp_path: Path) -> None:
+    """The bundled example at k=10: the note is shown; no [1, 1] interval, no 'undecided'."""
+    from importlib import resources
+
+    log = pl.read_csv(str(resources.files("lodestar_polars") / "data" / "example_implicit.csv"))
+    train = log.filter(pl.col("clicked") == 1).select("item")
+    payload = lp.ranking_report(
+        log, by="user", item="item", score="score", truth="clicked", k=10, train=train,
+        n_resamples=50,
+    )  # fmt: skip
+    assert payload["objectives"]["accuracy"]["micro"]["hit@10"] == 1.0
+    page = lp.report_html(payload, tmp_path / "r.html").read_text(encoding="utf-8")
+    text = " ".join(_parse(page).text)
+    assert payload["notes"][0] in text
+    assert "hit@10 is 1 by construction" in text
+    assert "[1.0000, 1.0000]" not in text
+    assert "[0.0000, 0.0000]" not in text
+    row = re.search(r"<tr><td>hit@10</td>.*?</tr>", page)
+    assert row is not None
+    assert "by construction" in row.group(0)
+    assert "undecided" not in row.group(0)

@@ -103,3 +103,82 @@ def test_bad_input_gets_a_sentence(kwargs: dict[str, Any], msg: str) -> None:
     k = args.pop("k")
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.top_k(frame, k, **args)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "low"),
+    [(pl.Int64, 2**53), (pl.UInt64, 2**64 - 2), (pl.Int64, -(2**63)), (pl.Int128, 2**100)],
+)
+def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int) -> None:
+    """2**53 and 2**53 + 1 are distinct scores: the larger is served first (no float cast)."""
+    frame = pl.DataFrame({"user": [1, 1, 2, 2, 2], "item": ["a", "b", "a", "b", "c"]}).with_columns(
+        pl.Series("score", [low, low + 1, low + 1, low, low], dtype=dtype)
+    )
+    served = lp.top_k(frame, 1, by="user", item="item", score="score")
+    # by hand: user 1's best is b (low + 1), user 2's is a (low + 1)
+    assert served["item"].to_list() == ["b", "a"]
+    assert served["score"].to_list() == [low + 1, low + 1]
+    assert served.schema["score"] == dtype
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize(
+    ("column", "msg"),
+    [
+        (pl.Series("score", ["0.9", "10", "2"]), "top_k: the score column 'score' must be "
+         "numeric. Got String."),
+        (pl.Series("score", [True, False, True]), "top_k: the score column 'score' must be "
+         "numeric. Got Boolean."),
+    ],
+    ids=["string", "boolean"],
+)  # fmt: skip
+def test_a_non_numeric_score_is_refused(column: pl.Series, msg: str, *, lazy: bool) -> None:
+    """Strings are not parsed as numbers ("10" sorts below "2"): refused, as the report does."""
+    frame = pl.DataFrame({"user": [1, 1, 1], "item": ["a", "b", "c"]}).with_columns(column)
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.top_k(frame.lazy() if lazy else frame, 2, by="user", item="item", score="score")
+    with pytest.raises(ValueError, match=re.escape(msg.replace("top_k", "ranking_report"))):
+        lp.ranking_report(
+            frame.with_columns(clicked=pl.Series([True, False, False])),
+            by="user", item="item", score="score", truth="clicked",
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+def test_a_list_holding_an_item_twice_is_refused(*, lazy: bool) -> None:
+    """Item 'b' twice in list (2, 'x'): it would be served twice; refused, naming both."""
+    frame = pl.DataFrame(
+        {
+            "user": [2, 2, 2, 1, 1, 2],
+            "day": ["x", "x", "x", "x", "x", "y"],
+            "item": ["b", "a", "b", "b", "a", "b"],
+            "score": [0.9, 0.5, 0.8, 0.3, 0.2, 0.1],
+        }
+    )
+    msg = (
+        "top_k: list {'user': 2, 'day': 'x'} has item 'b' more than once (2 rows); frame must "
+        "hold one row per (list, item)."
+    )
+    source = frame.lazy() if lazy else frame
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        lp.top_k(source, 2, by=["user", "day"], item="item", score="score")
+    with pytest.raises(ValueError, match=re.escape("list 2 has item 'b' more than once")):
+        lp.top_k(source.filter(pl.col("day") == "x"), 2, by="user", item="item", score="score")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "msg"),
+    [
+        ({"item": 1}, "The 'item' parameter of top_k must be a column name. Got 1."),
+        ({"score": None}, "The 'score' parameter of top_k must be a column name. Got None."),
+        ({"by": 3}, "The 'by' parameter of top_k must be a column name or a non-empty sequence "
+         "of column names. Got 3 instead."),
+    ],
+    ids=["item-int", "score-none", "by-int"],
+)  # fmt: skip
+def test_column_parameters_are_names(kwargs: dict[str, Any], msg: str) -> None:
+    """A column parameter that is not a name: InvalidParameterError, before the frame is read."""
+    frame = pl.DataFrame({"user": [1], "item": ["a"], "score": [0.1]})
+    args: dict[str, Any] = {"by": "user", "item": "item", "score": "score", **kwargs}
+    with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
+        lp.top_k(frame, 2, **args)
