@@ -1151,16 +1151,43 @@ def _as_float_probabilities(y_proba: Any) -> np.ndarray:
     return array if array.dtype.kind == "f" else array.astype(np.float64)
 
 
+_MULTIOUTPUT = "Multioutput target data is not supported with label binarization"
+
+
+def _binarizer_classes(y: Any) -> tuple[str, np.ndarray]:
+    """``LabelBinarizer().fit(y)``: the type of ``y`` and its classes (``unique_labels``).
+
+    A label matrix has one class per column (``0 .. n_columns - 1``); other
+    targets their sorted distinct values.  Multioutput targets are refused,
+    and continuous ones (``Unknown label type``), in scikit-learn's sentences.
+    """
+    y_type = type_of_target(y, input_name="y")
+    if "multioutput" in y_type:
+        raise ValueError(_MULTIOUTPUT)
+    if y_type == "multilabel-indicator":
+        return y_type, np.arange(np.shape(y)[1])
+    if y_type not in ("binary", "multiclass"):
+        msg = f"Unknown label type: {(y,)!r}"
+        raise ValueError(msg)
+    if not hasattr(y, "__array__"):
+        set(y)  # scikit-learn's unique values of a list: a list of rows fails (unhashable)
+    return y_type, np.unique(np.asarray(y))
+
+
 def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's ``_one_hot_encoding_multiclass_target``: ``(one_hot, classes)``.
 
     The classes are sorted (``LabelBinarizer``); two classes give the two
-    columns ``(1 - t, t)``.
+    columns ``(1 - t, t)``.  A label matrix ``y_true`` is its own encoding,
+    one class per column, its values kept as they are (as ``label_binarize``
+    keeps them).
     """
-    y = column_or_1d(y_true)
     if labels is not None:
-        classes = np.unique(np.asarray(labels))
-        if not (classes.shape == np.shape(labels) and np.all(classes == np.asarray(labels))):
+        fit_type, classes = _binarizer_classes(labels)
+        same = np.asarray(classes == np.asarray(labels))
+        if not (classes.shape == np.shape(labels) and np.all(same)) and not (
+            fit_type == "multilabel-indicator" and np.all(same)
+        ):
             msg = (
                 f"Labels passed were {labels}. But this function "
                 "assumes labels are ordered lexicographically. "
@@ -1168,14 +1195,14 @@ def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
                 "the columns of y_prob correspond to this ordering."
             )
             warnings.warn(msg, UserWarning, stacklevel=3)
-        if not np.all(np.isin(y, np.asarray(labels))):
+        if not np.all(np.isin(np.asarray(y_true), np.asarray(labels))):
             undeclared = set(y_true) - set(labels)
             msg = (
                 f"y_true contains values {undeclared} not belonging to the passed labels {labels}."
             )
             raise ValueError(msg)
     else:
-        classes = np.unique(y)
+        fit_type, classes = _binarizer_classes(y_true)
     if classes.shape[0] == 1:
         if labels is None:
             msg = (
@@ -1185,6 +1212,26 @@ def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         else:
             msg = f"The labels array needs to contain at least two labels, got {classes}."
         raise ValueError(msg)
+    y_type = type_of_target(y_true)
+    if y_type.startswith("multilabel"):
+        if not fit_type.startswith("multilabel"):
+            msg = "The object was not fitted with multilabel input."
+            raise ValueError(msg)
+        matrix = np.asarray(y_true)
+        if matrix.shape[1] != classes.shape[0]:
+            msg = (
+                f"classes {classes} mismatch with the labels {np.arange(matrix.shape[1])} "
+                "found in the data"
+            )
+            raise ValueError(msg)
+        dtype = matrix.dtype if matrix.dtype.kind == "i" else np.int64
+        return matrix.astype(dtype), classes
+    if "multioutput" in y_type:
+        raise ValueError(_MULTIOUTPUT)
+    if y_type not in ("binary", "multiclass"):
+        msg = f"{y_type} target data is not supported with label binarization"
+        raise ValueError(msg)
+    y = column_or_1d(y_true)
     one_hot = (y[:, np.newaxis] == classes[np.newaxis, :]).astype(np.int64)
     return one_hot, classes
 
@@ -1653,9 +1700,10 @@ def log_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels; their sorted distinct values are the classes (or
-        ``labels``).
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels, whose sorted distinct values are the classes (or
+        ``labels``); or a label indicator matrix, one column per class (its
+        values are the weights ``y_ik`` as they are).
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predicted probabilities: of the greater class for a 1-D array, of
         each sorted class for a matrix.
@@ -1678,7 +1726,9 @@ def log_loss(
     ValueError
         Probabilities above 1 or below 0, NaN or infinite input, one class
         without ``labels``, a ``y_true`` value missing from ``labels``,
-        classes and columns that do not match, inconsistent lengths.
+        classes and columns that do not match, inconsistent lengths; a
+        continuous or multioutput ``y_true``, a label matrix with ``labels``
+        (scikit-learn's sentences).
 
     Warns
     -----
@@ -1701,6 +1751,8 @@ def log_loss(
     0.216161...
     >>> log_loss([1, 1], [0.9, 0.6], labels=[0, 1])
     0.308093...
+    >>> log_loss([[1, 0, 0], [0, 0, 1]], [[0.8, 0.1, 0.1], [0.2, 0.3, 0.5]])
+    0.458145...
     """
     caller = "log_loss"
     check_array_like(y_true, "y_true", caller)
@@ -1710,7 +1762,7 @@ def log_loss(
     check_array_like(labels, "labels", caller, allow_none=True)
     proba = _as_float_probabilities(y_proba)
     one_hot, matrix = _probability_matrix(y_true, proba, sample_weight, labels)
-    if proba.ndim == 1 and proba.dtype == np.float64:
+    if proba.ndim == 1 and proba.dtype == np.float64 and np.ndim(y_true) == 1:
         loss = log_loss_row(one_hot[:, 1].astype(np.float64), proba)
     else:
         eps = np.finfo(matrix.dtype).eps
@@ -1742,8 +1794,9 @@ def brier_score_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels; or a label indicator matrix, one column per class (with
+        a ``y_proba`` matrix).
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Probabilities of the positive class (1-D), or of each sorted class.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -1768,7 +1821,14 @@ def brier_score_loss(
     ValueError
         Probabilities above 1 or below 0, NaN or infinite input, a 1-D
         ``y_proba`` for a multiclass target, string labels without
-        ``pos_label``, inconsistent lengths.
+        ``pos_label``, inconsistent lengths; with a ``y_proba`` matrix, the
+        sentences of ``log_loss`` (classes and columns, ``labels``).
+
+    Warns
+    -----
+    UserWarning
+        The rows of a ``y_proba`` matrix do not sum to one, or ``labels``
+        are not sorted.
 
     See Also
     --------
@@ -1781,6 +1841,11 @@ def brier_score_loss(
     0.037...
     >>> brier_score_loss(["spam", "ham", "ham", "spam"], [0.1, 0.9, 0.8, 0.3], pos_label="ham")
     0.037...
+    >>> proba = [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.2, 0.2, 0.6]]
+    >>> brier_score_loss(["eggs", "ham", "spam"], proba, labels=["eggs", "ham", "spam"])
+    0.146...
+    >>> brier_score_loss([[1, 0, 0], [0, 1, 0], [0, 0, 1]], proba, scale_by_half=True)
+    0.073...
     """
     caller = "brier_score_loss"
     check_array_like(y_true, "y_true", caller)
