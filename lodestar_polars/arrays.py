@@ -1360,7 +1360,7 @@ def _binary_roc_auc(
     partial_auc = _auc(fpr, tpr)
     min_area = 0.5 * max_fpr**2
     max_area = max_fpr
-    return float(0.5 * (1 + (partial_auc - min_area) / (max_area - min_area)))
+    return 0.5 * (1 + (partial_auc - min_area) / (max_area - min_area))  # max_fpr's type
 
 
 def _samples_roc_auc(y_true: np.ndarray, y_score: np.ndarray, max_fpr: float | None) -> np.ndarray:
@@ -1533,7 +1533,7 @@ def _multiclass_roc_auc(
         a_score = _binary_roc_auc(a_mask[ab_mask], y_score[ab_mask, a], None, None)
         b_score = _binary_roc_auc(b_mask[ab_mask], y_score[ab_mask, b], None, None)
         pair_scores[ix] = (a_score + b_score) / 2
-    return float(np.average(pair_scores, weights=prevalence))
+    return np.average(pair_scores, weights=prevalence)  # np.float64, as scikit-learn returns
 
 
 @_binds_like_sklearn
@@ -1591,8 +1591,10 @@ def roc_auc_score(
     Returns
     -------
     auc : float or ndarray
-        The area; an array of per-label areas for ``average=None``; the int
-        ``0`` for ``average='weighted'`` when no label has a positive weight.
+        The area (a ``np.float64`` for ``multi_class='ovo'``, as
+        scikit-learn's); an array of per-label areas for ``average=None``;
+        the int ``0`` for ``average='weighted'`` when no label has a positive
+        weight.
         NaN (with an ``UndefinedMetricWarning``) for a label that holds one
         class.
 
@@ -1633,7 +1635,7 @@ def roc_auc_score(
     >>> roc_auc_score([0, 1, 2, 2], proba, multi_class="ovr")
     0.847222222222...
     >>> roc_auc_score([0, 1, 2, 2], proba, multi_class="ovo")
-    0.875
+    np.float64(0.875)
     >>> roc_auc_score([[1, 0], [0, 1], [1, 1]], [[0.9, 0.2], [0.3, 0.7], [0.6, 0.4]], average=None)
     array([1., 1.])
     """
