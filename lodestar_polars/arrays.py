@@ -1379,9 +1379,10 @@ def _samples_roc_auc(y_true: np.ndarray, y_score: np.ndarray, max_fpr: float | N
     first_two = int(np.argmax(two)) if two.any() else n_rows
     for _ in range(int(np.count_nonzero(~two[:first_two]))):
         warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=4)
-    if first_two < n_rows:
-        _check_pos_label_consistency(None, classes)
-        check_consistent_length(y_true[first_two], y_score[first_two])
+    if first_two == n_rows:  # no row is scored (whatever the widths)
+        return np.full(n_rows, np.nan)
+    _check_pos_label_consistency(None, classes)
+    check_consistent_length(y_true[first_two], y_score[first_two])
     scores = roc_auc_rows(y_true == 1, y_score, max_fpr)
     for _ in range(int(np.count_nonzero(~two[first_two:]))):
         warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=4)

@@ -370,3 +370,12 @@ def test_multiclass_sentences(kwargs: dict[str, Any], exc: type, msg: str) -> No
     call = {"y_true": Y3, "y_score": P3, **kwargs}
     with pytest.raises(exc, match=f"^{re.escape(msg)}$"):
         arrays.roc_auc_score(**call)
+
+
+def test_samples_without_a_scored_row_is_nan_whatever_the_widths() -> None:
+    """No row holds two classes: scikit-learn never compares the widths, every row is NaN."""
+    y = np.array([[1, 1, 1], [0, 0, 0]])
+    s = np.array([[0.1, 0.2], [0.3, 0.4]])
+    got, caught = _caught(lambda: arrays.roc_auc_score(y, s, average="samples"))
+    assert np.isnan(got)
+    assert caught == [ONE_CLASS, ONE_CLASS]
