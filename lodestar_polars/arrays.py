@@ -1770,7 +1770,10 @@ def log_loss(
     else:
         eps = np.finfo(matrix.dtype).eps
         clipped = np.clip(matrix, eps, 1 - eps)
-        loss = -np.sum(np.where(one_hot != 0, one_hot * np.log(clipped), 0.0), axis=1)
+        # scikit-learn's _xlogy, in the probabilities' own dtype (float32 stays float32)
+        weights = one_hot.astype(matrix.dtype)
+        terms = np.where(weights == 0, matrix.dtype.type(0), weights * np.log(clipped))
+        loss = -np.sum(terms, axis=1)
     if normalize:
         return float(np_average(loss, sample_weight))
     if sample_weight is not None:
@@ -1888,8 +1891,11 @@ def brier_score_loss(
             if classes.dtype.kind in "OUS":
                 raise
             positive_label = classes[-1]
-        positive = (truth == positive_label).astype(np.float64)
-        per_row = brier_row(positive, prob) * 2.0
+        positive = (truth == positive_label).astype(prob.dtype)
+        if prob.dtype == np.float64:
+            per_row = brier_row(positive, prob) * 2.0
+        else:  # float32 and float16 stay in their dtype, as in scikit-learn
+            per_row = ((1 - positive) - (1 - prob)) ** 2 + (positive - prob) ** 2
         width = 2
     else:
         one_hot, matrix = _probability_matrix(y_true, proba, sample_weight, labels)

@@ -135,3 +135,17 @@ def test_rows_that_do_not_sum_to_one_warn_before_the_class_count_fails() -> None
         with pytest.raises(ValueError, match="^y_true and y_prob contain different number"):
             arrays.log_loss(Y, P[:, :2])
     assert [str(w.message) for w in caught] == [msg]
+
+
+def test_float32_probabilities_are_computed_in_float32() -> None:
+    """scikit-learn keeps float32 probabilities in float32 (its clip, log and mean)."""
+    p = np.array([0.3, 0.6, 0.9], dtype=np.float32)
+    y = np.array([0, 1, 0])
+    one = np.float32(1)
+    logs = np.array([np.log(one - p[0]), np.log(p[1]), np.log(one - p[2])], dtype=np.float32)
+    assert arrays.log_loss(y, p) == float(-np.mean(logs))
+    assert arrays.log_loss(y, np.c_[one - p, p]) == float(-np.mean(logs))
+    t = y.astype(np.float32)
+    rows = ((one - t) - (one - p)) ** 2 + (t - p) ** 2
+    assert rows.dtype == np.float32
+    assert arrays.brier_score_loss(y, p) == float(np.mean(rows) * np.float32(0.5))
