@@ -10,7 +10,8 @@ For each of the eight public functions of lodestar_polars
 
 and, since issue 11, roc_auc_score, log_loss, brier_score_loss and calibration_curve
 (drawn from their own ``numpy.random.default_rng(SEED + 11)``, so the first eight files
-did not change), it writes ``corpus/data/<function>.json``: a list of cases, each holding the exact
+did not change; label matrices, multiclass AUC and ``labels=`` since the issue "every verdict
+right", from ``SEED + 12``, appended), it writes ``corpus/data/<function>.json``: a list of cases, each holding the exact
 keyword arguments, the value scikit-learn 1.9.1 returns for them (or the exception
 it raises, with its exact message), every warning emitted, the per-row values and,
 for binary ``average_precision_score`` cases, the trapezoid ``auc(recall, precision)``
@@ -231,6 +232,8 @@ def value_and_type(v):
         return v, "int"
     if type(v) is float:
         return v, "float"
+    if type(v) is np.float64:  # roc_auc_score(multi_class="ovo"): np.average's scalar
+        return float(v), "float64"
     msg = f"unexpected return type {type(v)!r}: {v!r}"
     raise AssertionError(msg)
 
@@ -1552,6 +1555,319 @@ def calibration_random():
         add("calibration_curve", f"random-{i:02d}", kw, tags)
 
 
+# --------------------------------------------------------------------------- issue "every verdict right"
+# Label matrices and multiclass targets for roc_auc_score, label-matrix y_true and labels= for
+# log_loss and brier_score_loss, and negative weights.  Their own generator (SEED + 12), and
+# appended after the cases above, so every earlier case is byte-identical.
+
+rng12 = np.random.default_rng(SEED + 12)
+
+
+def add_auto(fname, cid, kwargs, tags=()):
+    """``add``, the id prefixed ``error-`` exactly when scikit-learn raises."""
+    cid = cid.removeprefix("error-")
+    return add(fname, f"{'error-' if quiet_outcome(fname, kwargs) else ''}{cid}", kwargs, tags)
+
+ML_TRUE = [[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1], [1, 0, 0]]
+ML_SCORE = [[0.9, 0.2, 0.4], [0.3, 0.6, 0.4], [0.5, 0.5, 0.1], [0.5, 0.3, 0.8], [0.2, 0.7, 0.4]]
+ML_WEIGHT = [1.0, 2.0, 0.5, 1.0, 3.0]
+MC_TRUE = [0, 1, 2, 2, 1, 0, 2]
+MC_PROBA = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.3, 0.3, 0.4], [0.4, 0.4, 0.2],
+            [0.5, 0.1, 0.4], [0.2, 0.5, 0.3]]
+OVO_SCORES = [[0.1, 0.8, 0.1], [0.3, 0.4, 0.3], [0.35, 0.5, 0.15], [0, 0.2, 0.8]]
+AVERAGES = (None, "micro", "macro", "weighted", "samples")
+
+
+def _avg_id(average):
+    return "none" if average is None else average
+
+
+def roc_auc_negative_weights():
+    f = "roc_auc_score"
+    y, s = [0, 0, 0, 1], [0.1, 0.2, 0.3, 0.4]
+    add_auto(f, "error-negative-weights-curve-falls", {"y_true": y, "y_score": s, "sample_weight": [-1, 1, 1, -1]},
+        ["weights", "negative-weight"])
+    add_auto(f, "negative-weights-max-fpr", {"y_true": y, "y_score": s, "sample_weight": [-1, 1, 1, -1],
+                                        "max_fpr": 0.5}, ["weights", "negative-weight", "max_fpr"])
+    add_auto(f, "error-negative-weight-on-a-negative", {"y_true": y, "y_score": s, "sample_weight": [-1, 1, 1, 1]},
+        ["weights", "negative-weight"])
+    add_auto(f, "negative-weight-max-fpr", {"y_true": y, "y_score": s, "sample_weight": [-1, 1, 1, 1],
+                                       "max_fpr": 0.5}, ["weights", "negative-weight", "max_fpr"])
+    add_auto(f, "negative-weight-positives-cancel", {"y_true": y, "y_score": s, "sample_weight": [1, 1, 1, -1]},
+        ["weights", "negative-weight", "degenerate"])
+    add_auto(f, "negative-weight-harmless", {"y_true": [0, 1, 0, 1, 1], "y_score": [0.1, 0.9, 0.3, 0.8, 0.4],
+                                        "sample_weight": [2.0, 1.0, -0.5, 1.0, 1.0]},
+        ["weights", "negative-weight"])
+    add_auto(f, "error-zero-weight-max-fpr-one-point", {"y_true": [0, 1, 1], "y_score": [0.1, 0.2, 0.3],
+                                                   "sample_weight": [0, 1, 1], "max_fpr": 0.5},
+        ["weights", "max_fpr", "degenerate"])
+    add_auto(f, "zero-weight-no-negative", {"y_true": [0, 1, 1], "y_score": [0.1, 0.2, 0.3],
+                                       "sample_weight": [0, 1, 1]}, ["weights", "degenerate"])
+    for i in range(12):
+        n = int(rng12.integers(3, 12))
+        yy = _labels_row12(n)
+        ss = [round(float(x), 1) for x in rng12.random(n)]
+        w = [float(x) for x in rng12.choice([-1.0, 0.0, 0.5, 1.0, 2.0], n)]
+        kw = {"y_true": yy, "y_score": ss, "sample_weight": w}
+        if i % 2:
+            kw["max_fpr"] = round(float(rng12.uniform(0.1, 0.9)), 2)
+        case = quiet_outcome(f, kw)
+        add_auto(f, f"{'error-' if case else ''}random-negative-weights-{i:02d}", kw,
+            ["random", "weights", "negative-weight"])
+
+
+def quiet_outcome(fname, kwargs):
+    """True when scikit-learn raises on these kwargs (for the id's ``error-`` prefix)."""
+    _, exc, _ = call(FUNCS[fname], roundtrip(kwargs))
+    return exc is not None
+
+
+def _labels_row12(n):
+    y = [int(x) for x in (rng12.random(n) < 0.5)]
+    if len(set(y)) < 2:
+        y[0] = 1 - y[0]
+    return y
+
+
+def roc_auc_multilabel():
+    f = "roc_auc_score"
+    for average in AVERAGES:
+        a = _avg_id(average)
+        kw = {"y_true": ML_TRUE, "y_score": ML_SCORE}
+        if average != "macro":
+            kw["average"] = average
+        add_auto(f, f"multilabel-{a}", kw, ["multilabel"])
+        add_auto(f, f"multilabel-{a}-weights", dict(kw, sample_weight=ML_WEIGHT), ["multilabel", "weights"])
+        add_auto(f, f"multilabel-{a}-max-fpr", dict(kw, max_fpr=0.4), ["multilabel", "max_fpr"])
+        add_auto(f, f"multilabel-{a}-minus-one-one", dict(kw, y_true=[[2 * v - 1 for v in r] for r in ML_TRUE]),
+            ["multilabel", "labels"])
+        add_auto(f, f"error-multilabel-{a}-zero-two", dict(kw, y_true=[[2 * v for v in r] for r in ML_TRUE]),
+            ["multilabel", "labels"])
+        # scikit-learn's toy matrices: columns (or rows) of one class warn and give NaN
+        add_auto(f, f"multilabel-{a}-one-class-column", dict(kw, y_true=[[0, 1], [0, 1]], y_score=[[0, 1], [1, 0]]),
+            ["multilabel", "degenerate"])
+        add_auto(f, f"multilabel-{a}-ties", dict(kw, y_true=[[1, 0], [0, 1]], y_score=[[0.5, 0.5], [0.5, 0.5]]),
+            ["multilabel", "ties"])
+        add_auto(f, f"multilabel-{a}-float", dict(kw, y_true=[[float(v) for v in r] for r in ML_TRUE]),
+            ["multilabel"])
+        add_auto(f, f"multilabel-{a}-negative-weight", dict(kw, sample_weight=[1.0, -1.0, 1.0, 2.0, 1.0]),
+            ["multilabel", "weights", "negative-weight"])
+        add_auto(f, f"error-multilabel-{a}-lengths", dict(kw, y_score=ML_SCORE[:4]), ["multilabel"])
+        add_auto(f, f"error-multilabel-{a}-1d-score", dict(kw, y_score=[0.1, 0.2, 0.3, 0.4, 0.5]),
+            ["multilabel", "format"])
+    add_auto(f, "multilabel-weighted-no-positive", {"y_true": [[0, 0], [0, 0], [0, 0]],
+                                              "y_score": [[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]],
+                                              "average": "weighted"}, ["multilabel", "degenerate"])
+    add_auto(f, "multilabel-fewer-score-columns", {"y_true": ML_TRUE, "y_score": [r[:2] for r in ML_SCORE]},
+        ["multilabel"])
+    add_auto(f, "error-multilabel-samples-fewer-score-columns",
+        {"y_true": ML_TRUE, "y_score": [r[:2] for r in ML_SCORE], "average": "samples"}, ["multilabel"])
+    add_auto(f, "multilabel-samples-one-class-rows", {"y_true": [[1, 1, 1], [0, 1, 0], [0, 0, 0]],
+                                                "y_score": [[0.1, 0.2, 0.3]] * 3, "average": "samples"},
+        ["multilabel", "degenerate"])
+    add_auto(f, "error-multiclass-multioutput", {"y_true": [[0, 1, 2], [2, 1, 0]],
+                                            "y_score": [[0.1, 0.2, 0.3], [0.3, 0.2, 0.1]]}, ["format"])
+    for i in range(10):
+        n, k = int(rng12.integers(2, 15)), int(rng12.integers(2, 6))
+        yy = (rng12.random((n, k)) < 0.4).astype(int).tolist()
+        ss = np.round(rng12.random((n, k)), int(rng12.integers(1, 3))).tolist()
+        w = [round(float(x), 3) + 0.1 for x in rng12.random(n) * 2] if i % 3 == 1 else None
+        mf = round(float(rng12.uniform(0.1, 1.0)), 2) if i % 4 == 2 else None
+        for average in AVERAGES:
+            kw = {"y_true": yy, "y_score": ss, "average": average}
+            if w is not None:
+                kw["sample_weight"] = w
+            if mf is not None:
+                kw["max_fpr"] = mf
+            err = quiet_outcome(f, kw)
+            add_auto(f, f"{'error-' if err else ''}random-multilabel-{i:02d}-{_avg_id(average)}", kw,
+                ["random", "multilabel"])
+
+
+def roc_auc_multiclass():
+    f = "roc_auc_score"
+    for mc in ("ovr", "ovo"):
+        for average in (None, "micro", "macro", "weighted"):
+            kw = {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": mc, "average": average}
+            err = quiet_outcome(f, kw)
+            add_auto(f, f"{'error-' if err else ''}multiclass-{mc}-{_avg_id(average)}", kw, ["multiclass"])
+        base = {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": mc}
+        add_auto(f, f"multiclass-{mc}-labels", dict(base, labels=[0, 1, 2]), ["multiclass", "labels"])
+        add_auto(f, f"multiclass-{mc}-strings", dict(base, y_true=[["ant", "bee", "cat"][v] for v in MC_TRUE]),
+            ["multiclass", "strings"])
+        add_auto(f, f"multiclass-{mc}-absent-class", {"y_true": [0, 2, 0, 2], "multi_class": mc,
+                                                 "y_score": [[0.2, 0.0, 0.8], [0.6, 0.0, 0.4],
+                                                             [0.55, 0.0, 0.45], [0.4, 0.0, 0.6]],
+                                                 "labels": [0, 1, 2]}, ["multiclass", "labels", "degenerate"])
+        add_auto(f, f"multiclass-{mc}-absent-string-class", {"y_true": ["a", "d", "a", "d"], "multi_class": mc,
+                                                        "y_score": [[0.2, 0.0, 0.8], [0.6, 0.0, 0.4],
+                                                                    [0.55, 0.0, 0.45], [0.4, 0.0, 0.6]],
+                                                        "labels": ["a", "b", "d"]},
+            ["multiclass", "labels", "strings", "degenerate"])
+        add_auto(f, f"multiclass-{mc}-ovo-toy", {"y_true": [0, 1, 0, 2], "y_score": OVO_SCORES, "multi_class": mc,
+                                            "average": "weighted"}, ["multiclass"])
+        add_auto(f, f"multiclass-{mc}-chance", {"y_true": [3, 1, 2, 0], "y_score": [[0.25] * 4] * 4,
+                                           "multi_class": mc}, ["multiclass", "ties"])
+        add_auto(f, f"multiclass-{mc}-max-fpr-one", dict(base, max_fpr=1.0), ["multiclass", "max_fpr"])
+        add_auto(f, f"error-multiclass-{mc}-max-fpr", dict(base, max_fpr=0.5), ["multiclass", "max_fpr"])
+        add_auto(f, f"error-multiclass-{mc}-not-probabilities", dict(base, y_score=[[2 * v for v in r] for r in MC_PROBA]),
+            ["multiclass"])
+        add_auto(f, f"error-multiclass-{mc}-1d-score", dict(base, y_score=[0.5, 0.4, 0.8, 0.9, 0.8, 0.7, 0.1]),
+            ["multiclass", "format"])
+        add_auto(f, f"error-multiclass-{mc}-samples", dict(base, average="samples"), ["multiclass", "param"])
+        for j, (y, labels) in enumerate([
+            ([0, 1, 2, 2], [0, 2, 0]),
+            (["a", "b", "c", "c"], ["a", "a", "b"]),
+            ([0, 2, 0, 2], None),
+            (["a", "b", "c", "c"], ["a", "c", "b"]),
+            ([0, 1, 2, 2], [0, 1]),
+            (["a", "b", "c", "c"], ["a", "b", "c", "d"]),
+            (["a", "b", "c", "e"], ["a", "b", "c"]),
+            ([0, 1, 2, 3], [0, 1, 2]),
+        ]):
+            add_auto(f, f"error-multiclass-{mc}-labels-{j}", {"y_true": y, "y_score": OVO_SCORES, "labels": labels,
+                                                         "multi_class": mc}, ["multiclass", "labels"])
+    add_auto(f, "multiclass-ovr-weights", {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": "ovr",
+                                      "sample_weight": [1.0, 2.0, 1.0, 0.5, 1.0, 3.0, 2.0]},
+        ["multiclass", "weights"])
+    add_auto(f, "multiclass-ovr-weighted-weights", {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": "ovr",
+                                               "average": "weighted",
+                                               "sample_weight": [1.0, 2.0, 1.0, 0.5, 1.0, 3.0, 2.0]},
+        ["multiclass", "weights"])
+    add_auto(f, "multiclass-ovr-micro-weights", {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": "ovr",
+                                            "average": "micro",
+                                            "sample_weight": [1.0, 2.0, 1.0, 0.5, 1.0, 3.0, 2.0]},
+        ["multiclass", "weights"])
+    add_auto(f, "multiclass-ovr-weighted-zero-total", {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": "ovr",
+                                                  "average": "weighted",
+                                                  "sample_weight": [1.0, -1.0, 1.0, -1.0, 0.0, 0.0, 0.0]},
+        ["multiclass", "weights", "negative-weight", "degenerate"])
+    add_auto(f, "error-multiclass-ovo-weights", {"y_true": MC_TRUE, "y_score": MC_PROBA, "multi_class": "ovo",
+                                            "sample_weight": [1.0] * 7}, ["multiclass", "weights"])
+    add_auto(f, "error-multiclass-ovr-lengths", {"y_true": MC_TRUE[:6], "y_score": MC_PROBA, "multi_class": "ovr"},
+        ["multiclass"])
+    add_auto(f, "error-multiclass-ovo-lengths", {"y_true": MC_TRUE[:6], "y_score": MC_PROBA, "multi_class": "ovo"},
+        ["multiclass"])
+    for i in range(12):
+        n, k = int(rng12.integers(3, 30)), int(rng12.integers(3, 6))
+        yy = [int(v) for v in rng12.integers(0, k, n)]
+        pp = rng12.dirichlet(np.ones(k), n)
+        if i % 3 == 0:
+            pp = np.round(pp, 1)
+            pp[:, -1] = np.round(1 - pp[:, :-1].sum(axis=1), 10)
+            pp = np.clip(pp, 0, 1)
+        for mc in ("ovr", "ovo"):
+            for average in ("macro", "weighted") + ((None, "micro") if mc == "ovr" else ()):
+                kw = {"y_true": yy, "y_score": pp.tolist(), "multi_class": mc, "average": average}
+                if i % 4 == 1:
+                    kw["labels"] = list(range(k))
+                if mc == "ovr" and i % 3 == 2:
+                    kw["sample_weight"] = [round(float(x), 3) + 0.1 for x in rng12.random(n) * 2]
+                err = quiet_outcome(f, kw)
+                add_auto(f, f"{'error-' if err else ''}random-multiclass-{i:02d}-{mc}-{_avg_id(average)}", kw,
+                    ["random", "multiclass"])
+
+
+def proba_matrices():
+    indicator = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0]]
+    proba = [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.5, 0.4, 0.1]]
+    for fname in ("log_loss", "brier_score_loss"):
+        add_auto(fname, "indicator", {"y_true": indicator, "y_proba": proba}, ["multilabel"])
+        add_auto(fname, "indicator-weights", {"y_true": indicator, "y_proba": proba,
+                                         "sample_weight": [1.0, 2.0, 3.0, 4.0]}, ["multilabel", "weights"])
+        add_auto(fname, "indicator-bool", {"y_true": [[bool(v) for v in r] for r in indicator], "y_proba": proba},
+            ["multilabel"])
+        add_auto(fname, "indicator-float", {"y_true": [[float(v) for v in r] for r in indicator], "y_proba": proba},
+            ["multilabel"])
+        add_auto(fname, "indicator-two-ones", {"y_true": [[1, 1, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0]],
+                                          "y_proba": proba}, ["multilabel"])
+        add_auto(fname, "indicator-zero-two", {"y_true": [[2 * v for v in r] for r in indicator], "y_proba": proba},
+            ["multilabel", "labels"])
+        add_auto(fname, "indicator-minus-one-one", {"y_true": [[2 * v - 1 for v in r] for r in indicator],
+                                               "y_proba": proba}, ["multilabel", "labels"])
+        add_auto(fname, "indicator-all-zero", {"y_true": [[0, 0, 0]] * 4, "y_proba": proba},
+            ["multilabel", "degenerate"])
+        add_auto(fname, "indicator-two-columns", {"y_true": [[0, 1], [1, 0], [1, 1]],
+                                             "y_proba": [[0.2, 0.8], [0.7, 0.3], [0.4, 0.6]]}, ["multilabel"])
+        add_auto(fname, "indicator-not-summing-to-one", {"y_true": [[0, 1], [1, 0], [1, 1]],
+                                                    "y_proba": [[0.2, 0.7], [0.7, 0.3], [0.4, 0.6]]},
+            ["multilabel"])
+        add_auto(fname, "error-indicator-with-labels", {"y_true": indicator, "y_proba": proba, "labels": [0, 1, 2]},
+            ["multilabel", "labels"])
+        add_auto(fname, "error-indicator-columns", {"y_true": indicator,
+                                               "y_proba": [[0.7, 0.3], [0.4, 0.6], [0.5, 0.5], [0.6, 0.4]]},
+            ["multilabel"])
+        add_auto(fname, "error-multiclass-multioutput", {"y_true": [[0, 1, 2], [2, 1, 0], [0, 1, 2], [1, 1, 1]],
+                                                    "y_proba": proba}, ["format"])
+        add_auto(fname, "error-continuous-multioutput", {"y_true": [[0.5 * v for v in r] for r in indicator],
+                                                    "y_proba": proba}, ["format"])
+        add_auto(fname, "error-continuous", {"y_true": [0.5, 0.2, 0.3, 0.1], "y_proba": proba}, ["format"])
+        add_auto(fname, "error-list-column", {"y_true": [[0], [1], [1], [0]], "y_proba": proba}, ["format"])
+        # labels=
+        add_auto(fname, "labels-absent-class", {"y_true": [0, 2], "y_proba": [[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]],
+                                           "labels": [0, 1, 2]}, ["labels", "multiclass"])
+        add_auto(fname, "labels-absent-string-class", {"y_true": ["a", "c"],
+                                                  "y_proba": [[0.6, 0.3, 0.1], [0.2, 0.2, 0.6]],
+                                                  "labels": ["a", "b", "c"]}, ["labels", "multiclass", "strings"])
+        add_auto(fname, "labels-unsorted", {"y_true": ["eggs", "spam", "ham"],
+                                       "y_proba": [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+                                       "labels": ["spam", "eggs", "ham"]}, ["labels", "multiclass", "strings"])
+        add_auto(fname, "labels-one-class", {"y_true": ["eggs"], "y_proba": [[0.9, 0.1]], "labels": ["eggs", "ham"]},
+            ["labels", "degenerate"])
+        add_auto(fname, "labels-four-classes", {"y_true": ["eggs", "spam", "ham"],
+                                           "y_proba": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]],
+                                           "labels": ["eggs", "ham", "spam", "yams"]}, ["labels", "multiclass"])
+        add_auto(fname, "labels-weights", {"y_true": [1, 2, 2, 1], "y_proba": [[0.7, 0.1, 0.2], [0.2, 0.7, 0.1],
+                                                                          [0.1, 0.7, 0.2], [0.3, 0.3, 0.4]],
+                                      "labels": [1, 2, 3], "sample_weight": [1.0, 0.5, 2.0, 1.5]},
+            ["labels", "weights", "multiclass"])
+        add_auto(fname, "error-labels-too-many", {"y_true": ["eggs", "spam", "ham"],
+                                             "y_proba": [[1, 0, 0], [0, 1, 0], [0, 1, 0]],
+                                             "labels": ["eggs", "spam", "ham", "yams"]}, ["labels"])
+        add_auto(fname, "error-labels-one", {"y_true": [0, 0], "y_proba": [[0.9, 0.1], [0.8, 0.2]], "labels": [0]},
+            ["labels"])
+        add_auto(fname, "error-labels-undeclared", {"y_true": ["a", "b", "c"],
+                                               "y_proba": [[0.9, 0.1, 0.0], [0.1, 0.9, 0.0], [0.1, 0.1, 0.8]],
+                                               "labels": ["a", "c", "d"]}, ["labels"])
+        add_auto(fname, "error-labels-repeated", {"y_true": [0, 1, 1], "y_proba": [0.5, 0.2, 0.3], "labels": [0, 0, 1]},
+            ["labels"])
+    add_auto("log_loss", "indicator-normalize-false", {"y_true": indicator, "y_proba": proba, "normalize": False},
+        ["multilabel", "normalize"])
+    add_auto("log_loss", "indicator-two-columns-vector", {"y_true": [[0, 1], [1, 0], [1, 1]], "y_proba": [0.8, 0.3, 0.6]},
+        ["multilabel"])
+    add_auto("brier_score_loss", "error-indicator-vector", {"y_true": [[0, 1], [1, 0], [1, 1]],
+                                                       "y_proba": [0.8, 0.3, 0.6]}, ["multilabel", "format"])
+    for scale in (True, False, "auto"):
+        add_auto("brier_score_loss", f"indicator-scale-{str(scale).lower()}",
+            {"y_true": indicator, "y_proba": proba, "scale_by_half": scale}, ["multilabel"])
+        add_auto("brier_score_loss", f"labels-scale-{str(scale).lower()}",
+            {"y_true": ["eggs", "spam"], "y_proba": [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1]],
+             "labels": ["eggs", "ham", "spam"], "scale_by_half": scale}, ["labels", "multiclass"])
+        add_auto("brier_score_loss", f"indicator-two-columns-scale-{str(scale).lower()}",
+            {"y_true": [[0, 1], [1, 0], [1, 1]], "y_proba": [[0.2, 0.8], [0.7, 0.3], [0.4, 0.6]],
+             "scale_by_half": scale}, ["multilabel"])
+    for fname in ("log_loss", "brier_score_loss"):
+        for i in range(8):
+            n, k = int(rng12.integers(2, 20)), int(rng12.integers(2, 6))
+            yy = (rng12.random((n, k)) < 0.4).astype(int)
+            if i % 2:
+                yy = np.zeros((n, k), dtype=int)
+                yy[np.arange(n), rng12.integers(0, k, n)] = 1
+            pp = rng12.dirichlet(np.ones(k), n).tolist()
+            kw = {"y_true": yy.tolist(), "y_proba": pp}
+            if i % 3 == 1:
+                kw["sample_weight"] = [round(float(x), 3) + 0.1 for x in rng12.random(n) * 2]
+            err = quiet_outcome(fname, kw)
+            add_auto(fname, f"{'error-' if err else ''}random-indicator-{i:02d}", kw, ["random", "multilabel"])
+        for i in range(6):
+            n, k = int(rng12.integers(2, 20)), int(rng12.integers(3, 6))
+            yy = [int(v) for v in rng12.integers(0, k - 1, n)]
+            pp = rng12.dirichlet(np.ones(k), n).tolist()
+            kw = {"y_true": yy, "y_proba": pp, "labels": list(range(k))}
+            err = quiet_outcome(fname, kw)
+            add_auto(fname, f"{'error-' if err else ''}random-labels-{i:02d}", kw, ["random", "labels", "multiclass"])
+
+
 # =========================================================================== main
 
 
@@ -1572,6 +1888,10 @@ def main():
     proba_random()
     calibration_fixed()
     calibration_random()
+    roc_auc_negative_weights()
+    roc_auc_multilabel()
+    roc_auc_multiclass()
+    proba_matrices()
 
     DATA.mkdir(parents=True, exist_ok=True)
     counts, total = {}, 0

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import numbers
 import warnings
 from collections.abc import Callable
@@ -55,6 +56,7 @@ from lodestar_polars._core.label_ranking import (
     precision_at,
     ranking_loss_segments,
 )
+from lodestar_polars._core.multiclass import roc_auc_rows
 from lodestar_polars._core.ranking import rank_segments
 from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.segments import segment_starts
@@ -1149,16 +1151,43 @@ def _as_float_probabilities(y_proba: Any) -> np.ndarray:
     return array if array.dtype.kind == "f" else array.astype(np.float64)
 
 
+_MULTIOUTPUT = "Multioutput target data is not supported with label binarization"
+
+
+def _binarizer_classes(y: Any) -> tuple[str, np.ndarray]:
+    """``LabelBinarizer().fit(y)``: the type of ``y`` and its classes (``unique_labels``).
+
+    A label matrix has one class per column (``0 .. n_columns - 1``); other
+    targets their sorted distinct values.  Multioutput targets are refused,
+    and continuous ones (``Unknown label type``), in scikit-learn's sentences.
+    """
+    y_type = type_of_target(y, input_name="y")
+    if "multioutput" in y_type:
+        raise ValueError(_MULTIOUTPUT)
+    if y_type == "multilabel-indicator":
+        return y_type, np.arange(np.shape(y)[1])
+    if y_type not in ("binary", "multiclass"):
+        msg = f"Unknown label type: {(y,)!r}"
+        raise ValueError(msg)
+    if not hasattr(y, "__array__"):
+        set(y)  # scikit-learn's unique values of a list: a list of rows fails (unhashable)
+    return y_type, np.unique(np.asarray(y))
+
+
 def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's ``_one_hot_encoding_multiclass_target``: ``(one_hot, classes)``.
 
     The classes are sorted (``LabelBinarizer``); two classes give the two
-    columns ``(1 - t, t)``.
+    columns ``(1 - t, t)``.  A label matrix ``y_true`` is its own encoding,
+    one class per column, its values kept as they are (as ``label_binarize``
+    keeps them).
     """
-    y = column_or_1d(y_true)
     if labels is not None:
-        classes = np.unique(np.asarray(labels))
-        if not (classes.shape == np.shape(labels) and np.all(classes == np.asarray(labels))):
+        fit_type, classes = _binarizer_classes(labels)
+        same = np.asarray(classes == np.asarray(labels))
+        if not (classes.shape == np.shape(labels) and np.all(same)) and not (
+            fit_type == "multilabel-indicator" and np.all(same)
+        ):
             msg = (
                 f"Labels passed were {labels}. But this function "
                 "assumes labels are ordered lexicographically. "
@@ -1166,14 +1195,14 @@ def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
                 "the columns of y_prob correspond to this ordering."
             )
             warnings.warn(msg, UserWarning, stacklevel=3)
-        if not np.all(np.isin(y, np.asarray(labels))):
+        if not np.all(np.isin(np.asarray(y_true), np.asarray(labels))):
             undeclared = set(y_true) - set(labels)
             msg = (
                 f"y_true contains values {undeclared} not belonging to the passed labels {labels}."
             )
             raise ValueError(msg)
     else:
-        classes = np.unique(y)
+        fit_type, classes = _binarizer_classes(y_true)
     if classes.shape[0] == 1:
         if labels is None:
             msg = (
@@ -1183,6 +1212,26 @@ def _one_hot(y_true: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
         else:
             msg = f"The labels array needs to contain at least two labels, got {classes}."
         raise ValueError(msg)
+    y_type = type_of_target(y_true)
+    if y_type.startswith("multilabel"):
+        if not fit_type.startswith("multilabel"):
+            msg = "The object was not fitted with multilabel input."
+            raise ValueError(msg)
+        matrix = np.asarray(y_true)
+        if matrix.shape[1] != classes.shape[0]:
+            msg = (
+                f"classes {classes} mismatch with the labels {np.arange(matrix.shape[1])} "
+                "found in the data"
+            )
+            raise ValueError(msg)
+        dtype = matrix.dtype if matrix.dtype.kind == "i" else np.int64
+        return matrix.astype(dtype), classes
+    if "multioutput" in y_type:
+        raise ValueError(_MULTIOUTPUT)
+    if y_type not in ("binary", "multiclass"):
+        msg = f"{y_type} target data is not supported with label binarization"
+        raise ValueError(msg)
+    y = column_or_1d(y_true)
     one_hot = (y[:, np.newaxis] == classes[np.newaxis, :]).astype(np.int64)
     return one_hot, classes
 
@@ -1221,13 +1270,21 @@ def _probability_matrix(
     return one_hot, y_proba
 
 
-def _binary_roc_auc(
-    positive: np.ndarray, y_score: Any, sample_weight: Any, max_fpr: float | None
-) -> float:
-    """scikit-learn's ``_binary_roc_auc_score`` on 0/1 labels: ``roc_curve``, then the area."""
-    if np.unique(positive).shape[0] != 2:
-        warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=3)
-        return float("nan")
+def _roc_curve(
+    y_true: np.ndarray, y_score: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """``roc_curve(y_true, y_score, sample_weight=...)``'s ``(fpr, tpr)``, its checks in order.
+
+    The target must be binary with labels {0, 1} or {-1, 1} (1 positive);
+    zero-weight samples are dropped; a class of zero total weight gives a
+    NaN rate, with scikit-learn's ``UndefinedMetricWarning``.
+    """
+    y_type = type_of_target(y_true, input_name="y_true")
+    if y_type != "binary":
+        msg = f"{y_type} format is not supported"
+        raise ValueError(msg)
+    pos_label = _check_pos_label_consistency(None, y_true)
+    positive = np.asarray(np.asarray(y_true) == pos_label, dtype=np.int32)
     check_consistent_length(positive, y_score, sample_weight)
     positive = column_or_1d(positive)
     score = column_or_1d(y_score)
@@ -1240,24 +1297,244 @@ def _binary_roc_auc(
         positive, score, weight = positive[keep], score[keep], weight[keep]
     fps, tps, _ = binary_clf_counts(positive.astype(bool), score.astype(np.float64), weight)
     fps, tps = roc_points(fps, tps)
-    fpr = fps / fps[-1] if fps[-1] > 0 else np.full(fps.shape, np.nan)
-    tpr = tps / tps[-1] if tps[-1] > 0 else np.full(tps.shape, np.nan)
     if fps[-1] <= 0:
         msg = "No negative samples in y_true, false positive value should be meaningless"
-        warnings.warn(msg, undefined_metric_warning(), stacklevel=3)
+        warnings.warn(msg, undefined_metric_warning(), stacklevel=4)
+        fpr = np.full(fps.shape, np.nan)
+    else:
+        fpr = fps / fps[-1]
     if tps[-1] <= 0:
         msg = "No positive samples in y_true, true positive value should be meaningless"
-        warnings.warn(msg, undefined_metric_warning(), stacklevel=3)
+        warnings.warn(msg, undefined_metric_warning(), stacklevel=4)
+        tpr = np.full(tps.shape, np.nan)
+    else:
+        tpr = tps / tps[-1]
+    return fpr, tpr
+
+
+def _auc(x: np.ndarray, y: np.ndarray) -> float:
+    """``sklearn.metrics.auc``: the trapezoids under a monotonic curve.
+
+    A curve whose ``x`` falls and rises (negative sample weights can make the
+    false-positive rate fall) raises scikit-learn's ``ValueError``; a falling
+    one gives the area negated; NaN rates give NaN.
+    """
+    if x.shape[0] < 2:
+        msg = (
+            f"At least 2 points are needed to compute area under curve, but x.shape = {x.shape[0]}"
+        )
+        raise ValueError(msg)
+    direction = 1
+    dx = np.diff(x)
+    if np.any(dx < 0):
+        if np.all(dx <= 0):
+            direction = -1
+        else:
+            msg = f"x is neither increasing nor decreasing : {x}."
+            raise ValueError(msg)
+    return float(direction * trapezoid(y, x))
+
+
+def _binary_roc_auc(
+    y_true: np.ndarray, y_score: Any, sample_weight: Any, max_fpr: float | None
+) -> float:
+    """scikit-learn's ``_binary_roc_auc_score``: ``roc_curve``, then ``auc``, or McClish's.
+
+    ``y_true`` holds the labels of one binary problem (0/1, -1/1 or bool):
+    one class gives NaN with the ``UndefinedMetricWarning``.  With
+    ``max_fpr`` the curve is cut at that rate by ``np.interp`` between the
+    two points around it, as scikit-learn does (a curve that never reaches
+    ``max_fpr`` fails where it fails there).
+    """
+    if np.unique(y_true).shape[0] != 2:
+        warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=4)
+        return float("nan")
+    fpr, tpr = _roc_curve(y_true, y_score, sample_weight)
     if max_fpr is None or max_fpr == 1:
-        return trapezoid(tpr, fpr)
+        return _auc(fpr, tpr)
     stop = int(np.searchsorted(fpr, max_fpr, "right"))
-    tpr = np.append(
-        tpr[:stop], np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1])
-    )
+    x_interp = [fpr[stop - 1], fpr[stop]]
+    y_interp = [tpr[stop - 1], tpr[stop]]
+    tpr = np.append(tpr[:stop], np.interp(max_fpr, x_interp, y_interp))
     fpr = np.append(fpr[:stop], max_fpr)
-    partial = trapezoid(tpr, fpr)
+    partial_auc = _auc(fpr, tpr)
     min_area = 0.5 * max_fpr**2
-    return float(0.5 * (1 + (partial - min_area) / (max_fpr - min_area)))
+    max_area = max_fpr
+    return 0.5 * (1 + (partial_auc - min_area) / (max_area - min_area))  # max_fpr's type
+
+
+def _samples_roc_auc(y_true: np.ndarray, y_score: np.ndarray, max_fpr: float | None) -> np.ndarray:
+    """``average="samples"``: the binary AUC of each row, computed for all rows at once.
+
+    scikit-learn calls its binary AUC row after row; the warnings and the
+    first error come in that order here: a row of one class warns (NaN), and
+    the first row of two classes raises if the labels are not {0, 1} or
+    {-1, 1}, or if the two matrices have different widths.
+    """
+    n_rows = y_true.shape[0]
+    classes = np.unique(y_true)
+    low = y_true.min(axis=1) if y_true.size else np.zeros(n_rows)
+    high = y_true.max(axis=1) if y_true.size else np.zeros(n_rows)
+    two = low != high
+    first_two = int(np.argmax(two)) if two.any() else n_rows
+    for _ in range(int(np.count_nonzero(~two[:first_two]))):
+        warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=4)
+    if first_two == n_rows:  # no row is scored (whatever the widths)
+        return np.full(n_rows, np.nan)
+    _check_pos_label_consistency(None, classes)
+    check_consistent_length(y_true[first_two], y_score[first_two])
+    scores = roc_auc_rows(y_true == 1, y_score, max_fpr)
+    for _ in range(int(np.count_nonzero(~two[first_two:]))):
+        warnings.warn(ROC_AUC_ONE_CLASS, undefined_metric_warning(), stacklevel=4)
+    return scores
+
+
+def _average_binary_roc_auc(
+    y_true: Any,
+    y_score: Any,
+    average: str | None,
+    sample_weight: np.ndarray | None,
+    max_fpr: float | None,
+) -> Any:
+    """scikit-learn's ``_average_binary_score`` over ``_binary_roc_auc_score``.
+
+    A label matrix is scored column by column (a loop per class), or row by
+    row for ``average="samples"`` (all rows at once), or as one long column
+    for ``"micro"``; the scores are then averaged.  Returns a float, the int
+    ``0`` (``"weighted"`` with no positive weight), or the array of scores
+    (``average=None``).
+    """
+    y_type = type_of_target(y_true)
+    if y_type not in ("binary", "multilabel-indicator"):
+        msg = f"{y_type} format is not supported"
+        raise ValueError(msg)
+    if y_type == "binary":
+        return _binary_roc_auc(y_true, y_score, sample_weight, max_fpr)
+    check_consistent_length(y_true, y_score, sample_weight)
+    y_true = check_array(y_true)
+    y_score = check_array(y_score)
+    axis = 1
+    score_weight = sample_weight
+    average_weight = None
+    if average == "micro":
+        if score_weight is not None:
+            score_weight = np.repeat(score_weight, y_true.shape[1])
+        y_true = y_true.ravel()
+        y_score = y_score.ravel()
+    elif average == "weighted":
+        if score_weight is not None:
+            truth = np.asarray(y_true, dtype=score_weight.dtype)
+            average_weight = np.sum(truth * score_weight.reshape(-1, 1), axis=0)
+        else:
+            average_weight = np.sum(y_true, axis=0)
+        if np.isclose(np.sum(average_weight), 0):
+            return 0
+    elif average == "samples":
+        average_weight = score_weight
+        score_weight = None
+        axis = 0
+    if y_true.ndim == 1:
+        y_true = y_true.reshape(-1, 1)
+    if y_score.ndim == 1:
+        y_score = y_score.reshape(-1, 1)
+    if axis == 0:
+        scores = _samples_roc_auc(y_true, y_score, max_fpr)
+    else:
+        scores = np.zeros(y_score.shape[1])
+        for c in range(y_score.shape[1]):
+            truth_c = np.take(y_true, [c], axis=1).ravel()
+            scores[c] = _binary_roc_auc(truth_c, y_score[:, c], score_weight, max_fpr)
+    if average is None:
+        return scores
+    if average_weight is not None:
+        scores[average_weight == 0] = 0
+    return float(np_average(scores, average_weight))
+
+
+def _check_multiclass_labels(y_true: np.ndarray, labels: Any, n_columns: int) -> np.ndarray:
+    """The classes of a multiclass AUC: ``labels`` checked, or the sorted values of ``y_true``."""
+    if labels is not None:
+        labels = column_or_1d(labels)
+        classes = np.unique(labels)
+        if len(classes) != len(labels):
+            msg = "Parameter 'labels' must be unique"
+            raise ValueError(msg)
+        if not np.array_equal(classes, labels):
+            msg = "Parameter 'labels' must be ordered"
+            raise ValueError(msg)
+        if len(classes) != n_columns:
+            msg = (
+                f"Number of given labels, {len(classes)}, not equal to the number of columns "
+                f"in 'y_score', {n_columns}"
+            )
+            raise ValueError(msg)
+        if len(np.setdiff1d(y_true, classes)):
+            msg = "'y_true' contains labels not in parameter 'labels'"
+            raise ValueError(msg)
+        return classes
+    classes = np.unique(y_true)
+    if len(classes) != n_columns:
+        msg = "Number of classes in y_true not equal to the number of columns in 'y_score'"
+        raise ValueError(msg)
+    return classes
+
+
+def _multiclass_roc_auc(
+    y_true: np.ndarray,
+    y_score: np.ndarray,
+    labels: Any,
+    multi_class: str,
+    average: str | None,
+    sample_weight: np.ndarray | None,
+) -> Any:
+    """scikit-learn's ``_multiclass_roc_auc_score``: one-vs-rest or one-vs-one (Hand & Till)."""
+    if y_score.ndim != 2:
+        msg = (
+            "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
+            f"multiple classes. Got `y_score.shape={y_score.shape}`."
+        )
+        raise ValueError(msg)
+    if not np.allclose(1, y_score.sum(axis=1)):
+        msg = (
+            "Target scores need to be probabilities for multiclass roc_auc, i.e. they should "
+            "sum up to 1.0 over classes"
+        )
+        raise ValueError(msg)
+    options: tuple[str | None, ...] = ("macro", "weighted", None)
+    if multi_class == "ovr":
+        options = ("micro", *options)
+    if average not in options:
+        msg = f"average must be one of {options} for multiclass problems"
+        raise ValueError(msg)
+    if average is None and multi_class == "ovo":
+        msg = "average=None is not implemented for multi_class='ovo'."
+        raise NotImplementedError(msg)
+    classes = _check_multiclass_labels(y_true, labels, y_score.shape[1])
+    if multi_class == "ovr":
+        one_hot = (y_true.reshape(-1)[:, np.newaxis] == classes[np.newaxis, :]).astype(np.int64)
+        return _average_binary_roc_auc(one_hot, y_score, average, sample_weight, None)
+    if sample_weight is not None:
+        msg = (
+            "sample_weight is not supported for multiclass one-vs-one ROC AUC, "
+            "'sample_weight' must be None in this case."
+        )
+        raise ValueError(msg)
+    encoded = np.searchsorted(classes, y_true)
+    check_consistent_length(encoded, y_score)
+    present = np.unique(encoded)
+    n_pairs = present.shape[0] * (present.shape[0] - 1) // 2
+    pair_scores = np.empty(n_pairs)
+    prevalence = np.empty(n_pairs) if average == "weighted" else None
+    for ix, (a, b) in enumerate(itertools.combinations(present, 2)):
+        a_mask = encoded == a
+        b_mask = encoded == b
+        ab_mask = a_mask | b_mask
+        if prevalence is not None:
+            prevalence[ix] = np.average(ab_mask)
+        a_score = _binary_roc_auc(a_mask[ab_mask], y_score[ab_mask, a], None, None)
+        b_score = _binary_roc_auc(b_mask[ab_mask], y_score[ab_mask, b], None, None)
+        pair_scores[ix] = (a_score + b_score) / 2
+    return np.average(pair_scores, weights=prevalence)  # np.float64, as scikit-learn returns
 
 
 @_binds_like_sklearn
@@ -1270,56 +1547,82 @@ def roc_auc_score(
     max_fpr: float | None = None,
     multi_class: str = "raise",
     labels: Any = None,
-) -> float:
-    r"""Area under the ROC curve, as ``sklearn.metrics.roc_auc_score`` for a binary target.
+) -> Any:
+    r"""Area under the ROC curve, as ``sklearn.metrics.roc_auc_score``.
 
     The trapezoidal area under ``roc_curve``: the share of (positive,
     negative) pairs the score orders correctly, a tie counting one half.
     ``max_fpr`` gives the McClish-standardised partial AUC over
-    ``[0, max_fpr]``.
+    ``[0, max_fpr]``.  A label matrix is scored label by label (or sample by
+    sample, or as one long column) and averaged; a multiclass target one
+    class against the rest (``"ovr"``) or pair by pair (``"ovo"``, Hand and
+    Till).
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True binary labels; the greater of the two labels is the positive one.
-    y_score : array-like of shape (n_samples,)
-        Target scores (probabilities or decision values).
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels: binary (the greater label is the positive one),
+        multiclass, or a label indicator matrix (0/1 or -1/1).
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Target scores: of the greater class for a binary target; one column
+        per class (in the order of ``labels``, or of the sorted classes) for
+        a multiclass target, probabilities that sum to 1 per row; one column
+        per label for a label matrix.
     average : {'micro', 'macro', 'samples', 'weighted'} or None, default='macro'
-        Checked, and ignored for a binary target (as in scikit-learn).
+        How the scores of a label matrix or a multiclass target are
+        averaged: ``None`` returns them all; ``'micro'`` scores every
+        (sample, label) cell as one binary problem; ``'macro'`` is their
+        mean; ``'weighted'`` weights each label by its (weighted) positive
+        count; ``'samples'`` scores each row (label matrix only).  Multiclass
+        ``'ovo'`` takes ``'macro'`` or ``'weighted'`` (by the pair's
+        prevalence); ``'ovr'`` also ``'micro'`` and ``None``.  Ignored for a
+        binary target.
     sample_weight : array-like of shape (n_samples,), default=None
-        Sample weights.
+        Sample weights (not with ``multi_class='ovo'``).
     max_fpr : float in (0, 1], default=None
-        Cut the curve at this false-positive rate (partial AUC).
+        Cut the curve at this false-positive rate (partial AUC); ``None`` or
+        1 for a multiclass target.
     multi_class : {'raise', 'ovr', 'ovo'}, default='raise'
-        Checked; a multiclass target is not supported here.
+        One-vs-rest or one-vs-one for a multiclass target; ``'raise'``
+        refuses one.
     labels : array-like, default=None
-        Checked; only read by scikit-learn's multiclass path.
+        The classes of a multiclass target (unique, sorted, one per column of
+        ``y_score``), when ``y_true`` lacks some.
 
     Returns
     -------
-    auc : float
-        The area; NaN (with an ``UndefinedMetricWarning``) when ``y_true``
-        holds one class.
+    auc : float or ndarray
+        The area (a ``np.float64`` for ``multi_class='ovo'``, as
+        scikit-learn's); an array of per-label areas for ``average=None``;
+        the int ``0`` for ``average='weighted'`` when no label has a positive
+        weight.
+        NaN (with an ``UndefinedMetricWarning``) for a label that holds one
+        class.
 
     Raises
     ------
     InvalidParameterError
         A parameter outside its domain (scikit-learn's sentence).
     ValueError
-        NaN or infinite input, inconsistent lengths, a 2-D ``y_score``, all
-        sample weights zero; a multiclass target (scikit-learn's
-        ``multi_class`` sentences, or "not supported" for ``'ovr'`` and
-        ``'ovo'``) and a multilabel one: unlike scikit-learn, this function
-        scores binary targets only.
+        scikit-learn's sentences: NaN or infinite input, inconsistent
+        lengths, a 2-D ``y_score`` for a binary target, all sample weights
+        zero; an ROC curve whose false-positive rate falls and rises
+        (negative weights: ``x is neither increasing nor decreasing``), or
+        one cut by ``max_fpr`` to a single point; multiclass rows that do
+        not sum to 1, bad ``labels``, an ``average`` or ``max_fpr`` the
+        multiclass case does not take, ``multi_class='raise'``.
+    NotImplementedError
+        ``average=None`` with ``multi_class='ovo'``.
 
     Warns
     -----
     UndefinedMetricWarning
-        ``y_true`` holds one class: the AUC is NaN.
+        A binary problem (the target, a label, a row) that holds one class:
+        its AUC is NaN; or a class of zero total weight.
 
     See Also
     --------
-    lodestar_polars.roc_auc : the same per group of a long Polars frame.
+    lodestar_polars.roc_auc : the binary AUC per group of a long Polars frame.
     lodestar_polars.group_auc : the impression-weighted mean of per-user AUC.
 
     Examples
@@ -1329,6 +1632,13 @@ def roc_auc_score(
     0.75
     >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], max_fpr=0.5)
     0.666666666666...
+    >>> proba = [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]]
+    >>> roc_auc_score([0, 1, 2, 2], proba, multi_class="ovr")
+    0.847222222222...
+    >>> roc_auc_score([0, 1, 2, 2], proba, multi_class="ovo")
+    np.float64(0.875)
+    >>> roc_auc_score([[1, 0], [0, 1], [1, 1]], [[0.9, 0.2], [0.3, 0.7], [0.6, 0.4]], average=None)
+    array([1., 1.])
     """
     caller = "roc_auc_score"
     check_array_like(y_true, "y_true", caller)
@@ -1367,20 +1677,12 @@ def roc_auc_score(
         if multi_class == "raise":
             msg = "multi_class must be in ('ovo', 'ovr')"
             raise ValueError(msg)
-        msg = (
-            f"lodestar_polars.arrays.roc_auc_score scores a binary y_true only; "
-            f"multi_class={multi_class!r} on a multiclass target is not supported"
-        )
-        raise ValueError(msg)
-    if y_type != "binary":
-        msg = (
-            f"lodestar_polars.arrays.roc_auc_score scores a binary y_true only; "
-            f"a {y_type} target is not supported"
-        )
-        raise ValueError(msg)
-    classes = np.unique(y_true)
-    positive = (y_true == classes[-1]) if classes.shape[0] == 2 else np.zeros(y_true.shape)
-    return _binary_roc_auc(positive.astype(np.int64), y_score, sample_weight, max_fpr)
+        return _multiclass_roc_auc(y_true, y_score, labels, multi_class, average, sample_weight)
+    if y_type == "binary":
+        classes = np.unique(y_true)
+        positive = (y_true == classes[-1]) if classes.shape[0] == 2 else np.zeros(y_true.shape)
+        y_true = positive.astype(np.int64).reshape(-1)
+    return _average_binary_roc_auc(y_true, y_score, average, sample_weight, max_fpr)
 
 
 @_binds_like_sklearn
@@ -1401,9 +1703,10 @@ def log_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels; their sorted distinct values are the classes (or
-        ``labels``).
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels, whose sorted distinct values are the classes (or
+        ``labels``); or a label indicator matrix, one column per class (its
+        values are the weights ``y_ik`` as they are).
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Predicted probabilities: of the greater class for a 1-D array, of
         each sorted class for a matrix.
@@ -1426,7 +1729,9 @@ def log_loss(
     ValueError
         Probabilities above 1 or below 0, NaN or infinite input, one class
         without ``labels``, a ``y_true`` value missing from ``labels``,
-        classes and columns that do not match, inconsistent lengths.
+        classes and columns that do not match, inconsistent lengths; a
+        continuous or multioutput ``y_true``, a label matrix with ``labels``
+        (scikit-learn's sentences).
 
     Warns
     -----
@@ -1449,6 +1754,8 @@ def log_loss(
     0.216161...
     >>> log_loss([1, 1], [0.9, 0.6], labels=[0, 1])
     0.308093...
+    >>> log_loss([[1, 0, 0], [0, 0, 1]], [[0.8, 0.1, 0.1], [0.2, 0.3, 0.5]])
+    0.458145...
     """
     caller = "log_loss"
     check_array_like(y_true, "y_true", caller)
@@ -1458,12 +1765,15 @@ def log_loss(
     check_array_like(labels, "labels", caller, allow_none=True)
     proba = _as_float_probabilities(y_proba)
     one_hot, matrix = _probability_matrix(y_true, proba, sample_weight, labels)
-    if proba.ndim == 1 and proba.dtype == np.float64:
+    if proba.ndim == 1 and proba.dtype == np.float64 and np.ndim(y_true) == 1:
         loss = log_loss_row(one_hot[:, 1].astype(np.float64), proba)
     else:
         eps = np.finfo(matrix.dtype).eps
         clipped = np.clip(matrix, eps, 1 - eps)
-        loss = -np.sum(np.where(one_hot != 0, one_hot * np.log(clipped), 0.0), axis=1)
+        # scikit-learn's _xlogy, in the probabilities' own dtype (float32 stays float32)
+        weights = one_hot.astype(matrix.dtype)
+        terms = np.where(weights == 0, matrix.dtype.type(0), weights * np.log(clipped))
+        loss = -np.sum(terms, axis=1)
     if normalize:
         return float(np_average(loss, sample_weight))
     if sample_weight is not None:
@@ -1490,8 +1800,9 @@ def brier_score_loss(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        True labels; or a label indicator matrix, one column per class (with
+        a ``y_proba`` matrix).
     y_proba : array-like of shape (n_samples,) or (n_samples, n_classes)
         Probabilities of the positive class (1-D), or of each sorted class.
     sample_weight : array-like of shape (n_samples,), default=None
@@ -1516,7 +1827,14 @@ def brier_score_loss(
     ValueError
         Probabilities above 1 or below 0, NaN or infinite input, a 1-D
         ``y_proba`` for a multiclass target, string labels without
-        ``pos_label``, inconsistent lengths.
+        ``pos_label``, inconsistent lengths; with a ``y_proba`` matrix, the
+        sentences of ``log_loss`` (classes and columns, ``labels``).
+
+    Warns
+    -----
+    UserWarning
+        The rows of a ``y_proba`` matrix do not sum to one, or ``labels``
+        are not sorted.
 
     See Also
     --------
@@ -1529,6 +1847,11 @@ def brier_score_loss(
     0.037...
     >>> brier_score_loss(["spam", "ham", "ham", "spam"], [0.1, 0.9, 0.8, 0.3], pos_label="ham")
     0.037...
+    >>> proba = [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.2, 0.2, 0.6]]
+    >>> brier_score_loss(["eggs", "ham", "spam"], proba, labels=["eggs", "ham", "spam"])
+    0.146...
+    >>> brier_score_loss([[1, 0, 0], [0, 1, 0], [0, 0, 1]], proba, scale_by_half=True)
+    0.073...
     """
     caller = "brier_score_loss"
     check_array_like(y_true, "y_true", caller)
@@ -1568,8 +1891,11 @@ def brier_score_loss(
             if classes.dtype.kind in "OUS":
                 raise
             positive_label = classes[-1]
-        positive = (truth == positive_label).astype(np.float64)
-        per_row = brier_row(positive, prob) * 2.0
+        positive = (truth == positive_label).astype(prob.dtype)
+        if prob.dtype == np.float64:
+            per_row = brier_row(positive, prob) * 2.0
+        else:  # float32 and float16 stay in their dtype, as in scikit-learn
+            per_row = ((1 - positive) - (1 - prob)) ** 2 + (positive - prob) ** 2
         width = 2
     else:
         one_hot, matrix = _probability_matrix(y_true, proba, sample_weight, labels)

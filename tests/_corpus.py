@@ -70,7 +70,7 @@ class Case:
     id: str
     kwargs: dict[str, Any]
     expected: Any = None
-    expected_type: str | None = None  # "float" | "int" | "ndarray" | "tuple" | None (raises)
+    expected_type: str | None = None  # "float" | "float64" | "int" | "ndarray" | "tuple" | None
     per_row: list[float] | None = None
     raises: dict[str, Any] | None = None  # {"type", "is_invalid_parameter_error", "message"}
     warns: list[dict[str, str]] = field(default_factory=list)  # [{"category", "message"}]

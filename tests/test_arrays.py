@@ -49,13 +49,20 @@ EXCEPTIONS = {
     "ValueError": ValueError,
     "TypeError": TypeError,
     "ZeroDivisionError": ZeroDivisionError,
+    "NotImplementedError": NotImplementedError,
 }
 WARNINGS = {
     "RuntimeWarning": RuntimeWarning,
     "UserWarning": UserWarning,
     "UndefinedMetricWarning": UndefinedMetricWarning,
 }
-RESULT_TYPES = {"float": float, "int": int, "ndarray": np.ndarray, "tuple": tuple}
+RESULT_TYPES = {
+    "float": float,
+    "float64": np.float64,
+    "int": int,
+    "ndarray": np.ndarray,
+    "tuple": tuple,
+}
 
 DENSE = [case for name in corpus.FUNCTIONS for case in corpus.load(name) if not case.is_ragged]
 PER_ROW_FUNCTIONS = {
@@ -162,6 +169,33 @@ def test_corpus_is_covered() -> None:
         cases = [case for case in DENSE if case.function == name]
         assert any(case.is_error for case in cases), name
         assert sum(not case.is_error for case in cases) >= 20, name
+
+
+@pytest.mark.parametrize(
+    ("name", "tags"),
+    [
+        ("roc_auc_score", ("multilabel", "multiclass", "negative-weight", "labels")),
+        ("log_loss", ("multilabel", "labels")),
+        ("brier_score_loss", ("multilabel", "labels")),
+    ],
+)
+def test_corpus_covers_matrices_and_classes(name: str, tags: tuple[str, ...]) -> None:
+    """Label matrices, multiclass targets and ``labels=``: values and sentences both frozen."""
+    cases = [case for case in DENSE if case.function == name]
+    for tag in tags:
+        tagged = [case for case in cases if case.has(tag)]
+        assert sum(case.is_error for case in tagged) >= 2, (name, tag)
+        assert sum(not case.is_error for case in tagged) >= 8, (name, tag)
+    if name == "roc_auc_score":
+        averages = {
+            (case.kwargs.get("multi_class"), case.kwargs.get("average", "macro"))
+            for case in cases
+            if not case.is_error and case.has("multiclass")
+        }
+        wanted = {("ovr", a) for a in (None, "micro", "macro", "weighted")}
+        assert wanted | {("ovo", "macro"), ("ovo", "weighted")} <= averages
+        assert any(case.expected_type == "float64" for case in cases)
+        assert any(case.raises and case.raises["type"] == "NotImplementedError" for case in cases)
 
 
 # --------------------------------------------------------------------------- hand cases

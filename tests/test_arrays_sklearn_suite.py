@@ -2,9 +2,13 @@
 
 Ported from ``sklearn/metrics/tests/test_ranking.py`` (scikit-learn 1.9.1):
 the tests of ``dcg_score``, ``ndcg_score``, ``top_k_accuracy_score``,
-``average_precision_score``, ``coverage_error``, ``label_ranking_loss`` and
-``label_ranking_average_precision_score``.  Their expected values are the
-hand-written ones of those tests.  scikit-learn is not imported:
+``average_precision_score``, ``coverage_error``, ``label_ranking_loss``,
+``label_ranking_average_precision_score`` and ``roc_auc_score``; and from
+``sklearn/metrics/tests/test_classification.py`` the tests of ``log_loss``
+and ``brier_score_loss``.  Their expected values are the hand-written ones
+of those tests.  Each test passes, or is a strict xfail naming the
+deliberate difference (``log_loss``'s deprecated ``y_pred``).  scikit-learn
+is not imported:
 
 * its data generators (``make_multilabel_classification``,
   ``_sparse_random_matrix``, the iris + ``LogisticRegression`` predictions of
@@ -15,12 +19,18 @@ hand-written ones of those tests.  scikit-learn is not imported:
   the public functions called on one row at a time;
 * ``precision_recall_curve`` (in ``_average_precision_slow``) is replaced by
   the precision and recall at each distinct threshold, counted by hand;
-* ``accuracy_score`` is ``np.mean(y_true == y_pred)``.
+* ``accuracy_score`` is ``np.mean(y_true == y_pred)``;
+* ``roc_curve`` (in ``_partial_roc_auc_score`` and the micro-average test)
+  is the false- and true-positive rates at each distinct threshold, counted
+  by hand, ``auc`` the trapezoids; scipy's ``bernoulli.logpmf``,
+  ``dirichlet`` and ``multinomial`` and scikit-learn's ``softmax`` and
+  ``MockDataFrame`` are written with NumPy (pandas is replaced by Polars).
 
 Tolerances are tightened from scikit-learn's ``assert_almost_equal`` (7
 decimals) to 1e-12 relative, and each ``pytest.raises(ValueError)`` without a
 message matches scikit-learn's whole message.  The ROC, DET and
-precision-recall-curve tests are not ported: ``lp.arrays`` has no curves.
+precision-recall-curve tests are not ported: ``lp.arrays`` has no curves
+(of the ROC tests, the ``roc_auc_score`` assertions are kept).
 """
 
 from __future__ import annotations
@@ -36,11 +46,14 @@ import pytest
 import lodestar_polars as lp
 from lodestar_polars.arrays import (
     average_precision_score,
+    brier_score_loss,
     coverage_error,
     dcg_score,
     label_ranking_average_precision_score,
     label_ranking_loss,
+    log_loss,
     ndcg_score,
+    roc_auc_score,
     top_k_accuracy_score,
 )
 
@@ -943,3 +956,667 @@ def test_no_warning_on_the_toy_cases() -> None:
         for y_true, y_score, _ in COVERAGE_TOY + RANKING_LOSS_TOY:
             coverage_error(y_true, y_score)
             label_ranking_loss(y_true, y_score)
+
+
+# --------------------------------------------------------------------------- ROC AUC
+#
+# From sklearn/metrics/tests/test_ranking.py.  The ROC curve itself
+# (``roc_curve``, ``auc``, ``metric_at_thresholds``) is not in ``lp.arrays``:
+# the assertions on the curve are dropped, those on ``roc_auc_score`` kept.
+
+
+def _auc(y_true: np.ndarray, y_score: np.ndarray) -> float:
+    """scikit-learn's alternative AUC: positives ranked strictly above negatives."""
+    pos_label = np.unique(y_true)[1]
+    pos = y_score[y_true == pos_label]
+    neg = y_score[y_true != pos_label]
+    diff_matrix = pos.reshape(1, -1) - neg.reshape(-1, 1)
+    n_correct = np.sum(diff_matrix > 0)
+    return float(n_correct / float(len(pos) * len(neg)))
+
+
+def _roc_points(y_true: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stands in for ``roc_curve``: (0, 0), then the rates at each distinct score, highest first."""
+    positive = y_true == np.max(y_true)
+    fpr, tpr = [0.0], [0.0]
+    for threshold in sorted(set(y_score.tolist()), reverse=True):
+        taken = y_score >= threshold
+        fpr.append(np.sum(taken & ~positive) / np.sum(~positive))
+        tpr.append(np.sum(taken & positive) / np.sum(positive))
+    return np.array(fpr), np.array(tpr)
+
+
+def _trapezoid(x: np.ndarray, y: np.ndarray) -> float:
+    return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2))
+
+
+def _partial_roc_auc_score(y_true: np.ndarray, y_predict: np.ndarray, max_fpr: float) -> float:
+    """scikit-learn's alternative partial AUC (its ``roc_curve`` by hand)."""
+    fpr, tpr = _roc_points(y_true, y_predict)
+    new_fpr = np.append(fpr[fpr <= max_fpr], max_fpr)
+    new_tpr = tpr[fpr <= max_fpr]
+    idx_out = np.argmax(fpr > max_fpr)
+    idx_in = idx_out - 1
+    x_interp = [fpr[idx_in], fpr[idx_out]]
+    y_interp = [tpr[idx_in], tpr[idx_out]]
+    new_tpr = np.append(new_tpr, np.interp(max_fpr, x_interp, y_interp))
+    partial_auc = _trapezoid(new_fpr, new_tpr)
+    fpr1, fpr2 = 0, max_fpr
+    min_area = 0.5 * (fpr2 - fpr1) * (fpr2 + fpr1)
+    max_area = fpr2 - fpr1
+    return 0.5 * (1 + (partial_auc - min_area) / (max_area - min_area))
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    """``sklearn.utils.extmath.softmax``."""
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_roc_curve() -> None:
+    """The area under the curve equals the pair count (no tie in these scores)."""
+    y_true, y_score = _binary_prediction()
+    expected_auc = _auc(y_true, y_score)
+    assert roc_auc_score(y_true, y_score) == approx(expected_auc)
+    fpr, tpr = _roc_points(y_true, y_score)
+    assert roc_auc_score(y_true, y_score) == approx(_trapezoid(fpr, tpr))
+
+
+ONE_CLASS_AUC = "Only one class is present in y_true. ROC AUC score is not defined in that case."
+
+
+def test_roc_curve_toydata() -> None:
+    assert roc_auc_score([0, 1], [0, 1]) == approx(1.0)
+    assert roc_auc_score([0, 1], [1, 0]) == approx(0.0)
+    assert roc_auc_score([1, 0], [1, 1]) == approx(0.5)
+    assert roc_auc_score([1, 0], [1, 0]) == approx(1.0)
+    assert roc_auc_score([1, 0], [0.5, 0.5]) == approx(0.5)
+
+    # no positive sample, then no negative one
+    for y_true in ([0, 0], [1, 1]):
+        with pytest.warns(lp.UndefinedMetricWarning, match=f"^{re.escape(ONE_CLASS_AUC)}$"):
+            auc = roc_auc_score(y_true, [0.25, 0.75])
+        assert np.isnan(auc)
+
+    # Multi-label classification task
+    y_true = np.array([[0, 1], [0, 1]])
+    y_score = np.array([[0, 1], [0, 1]])
+    with pytest.warns(lp.UndefinedMetricWarning, match=re.escape(ONE_CLASS_AUC)):
+        roc_auc_score(y_true, y_score, average="macro")
+    with pytest.warns(lp.UndefinedMetricWarning, match=re.escape(ONE_CLASS_AUC)):
+        roc_auc_score(y_true, y_score, average="weighted")
+    assert roc_auc_score(y_true, y_score, average="samples") == approx(1.0)
+    assert roc_auc_score(y_true, y_score, average="micro") == approx(1.0)
+
+    y_true = np.array([[0, 1], [0, 1]])
+    y_score = np.array([[0, 1], [1, 0]])
+    with pytest.warns(lp.UndefinedMetricWarning, match=re.escape(ONE_CLASS_AUC)):
+        roc_auc_score(y_true, y_score, average="macro")
+    with pytest.warns(lp.UndefinedMetricWarning, match=re.escape(ONE_CLASS_AUC)):
+        roc_auc_score(y_true, y_score, average="weighted")
+    assert roc_auc_score(y_true, y_score, average="samples") == approx(0.5)
+    assert roc_auc_score(y_true, y_score, average="micro") == approx(0.5)
+
+    y_true = np.array([[1, 0], [0, 1]])
+    y_score = np.array([[0, 1], [1, 0]])
+    for average in ("macro", "weighted", "samples", "micro"):
+        assert roc_auc_score(y_true, y_score, average=average) == approx(0)
+
+    y_true = np.array([[1, 0], [0, 1]])
+    y_score = np.array([[0.5, 0.5], [0.5, 0.5]])
+    for average in ("macro", "weighted", "samples", "micro"):
+        assert roc_auc_score(y_true, y_score, average=average) == approx(0.5)
+
+
+OVO_SCORES = np.array([[0.1, 0.8, 0.1], [0.3, 0.4, 0.3], [0.35, 0.5, 0.15], [0, 0.2, 0.8]])
+
+
+@pytest.mark.parametrize(
+    ("y_true", "labels"),
+    [
+        (np.array([0, 1, 0, 2]), [0, 1, 2]),
+        (np.array([0, 1, 0, 2]), None),
+        (["a", "b", "a", "c"], ["a", "b", "c"]),
+        (["a", "b", "a", "c"], None),
+    ],
+)
+def test_multiclass_ovo_roc_auc_toydata(y_true: Any, labels: Any) -> None:
+    score_01 = roc_auc_score([1, 0, 1], [0.1, 0.3, 0.35])
+    score_10 = roc_auc_score([0, 1, 0], [0.8, 0.4, 0.5])
+    average_score_01 = (score_01 + score_10) / 2
+    score_02 = roc_auc_score([1, 1, 0], [0.1, 0.35, 0])
+    score_20 = roc_auc_score([0, 0, 1], [0.1, 0.15, 0.8])
+    average_score_02 = (score_02 + score_20) / 2
+    score_12 = roc_auc_score([1, 0], [0.4, 0.2])
+    score_21 = roc_auc_score([0, 1], [0.3, 0.8])
+    average_score_12 = (score_12 + score_21) / 2
+    ovo_unweighted_score = (average_score_01 + average_score_02 + average_score_12) / 3
+    got = roc_auc_score(y_true, OVO_SCORES, labels=labels, multi_class="ovo")
+    assert got == approx(ovo_unweighted_score)
+    pair_scores = [average_score_01, average_score_02, average_score_12]
+    ovo_weighted_score = np.average(pair_scores, weights=[0.75, 0.75, 0.50])
+    got = roc_auc_score(y_true, OVO_SCORES, labels=labels, multi_class="ovo", average="weighted")
+    assert got == approx(ovo_weighted_score)
+    msg = "average=None is not implemented for multi_class='ovo'."
+    with pytest.raises(NotImplementedError, match=f"^{re.escape(msg)}$"):
+        roc_auc_score(y_true, OVO_SCORES, labels=labels, multi_class="ovo", average=None)
+
+
+@pytest.mark.parametrize(
+    ("y_true", "labels"),
+    [
+        (np.array([0, 2, 0, 2]), [0, 1, 2]),
+        (np.array(["a", "d", "a", "d"]), ["a", "b", "d"]),
+    ],
+)
+def test_multiclass_ovo_roc_auc_toydata_binary(y_true: Any, labels: Any) -> None:
+    y_scores = np.array([[0.2, 0.0, 0.8], [0.6, 0.0, 0.4], [0.55, 0.0, 0.45], [0.4, 0.0, 0.6]])
+    score_01 = roc_auc_score([1, 0, 1, 0], [0.2, 0.6, 0.55, 0.4])
+    score_10 = roc_auc_score([0, 1, 0, 1], [0.8, 0.4, 0.45, 0.6])
+    ovo_score = (score_01 + score_10) / 2
+    assert roc_auc_score(y_true, y_scores, labels=labels, multi_class="ovo") == approx(ovo_score)
+    got = roc_auc_score(y_true, y_scores, labels=labels, multi_class="ovo", average="weighted")
+    assert got == approx(ovo_score)
+
+
+@pytest.mark.parametrize(
+    ("y_true", "labels"),
+    [
+        (np.array([0, 1, 2, 2]), None),
+        (["a", "b", "c", "c"], None),
+        ([0, 1, 2, 2], [0, 1, 2]),
+        (["a", "b", "c", "c"], ["a", "b", "c"]),
+    ],
+)
+def test_multiclass_ovr_roc_auc_toydata(y_true: Any, labels: Any) -> None:
+    y_scores = np.array([[1.0, 0.0, 0.0], [0.1, 0.5, 0.4], [0.1, 0.1, 0.8], [0.3, 0.3, 0.4]])
+    out_0 = roc_auc_score([1, 0, 0, 0], y_scores[:, 0])
+    out_1 = roc_auc_score([0, 1, 0, 0], y_scores[:, 1])
+    out_2 = roc_auc_score([0, 0, 1, 1], y_scores[:, 2])
+    got = roc_auc_score(y_true, y_scores, multi_class="ovr", labels=labels, average=None)
+    assert got == approx([out_0, out_1, out_2])
+    result_unweighted = (out_0 + out_1 + out_2) / 3.0
+    got = roc_auc_score(y_true, y_scores, multi_class="ovr", labels=labels)
+    assert got == approx(result_unweighted)
+    result_weighted = out_0 * 0.25 + out_1 * 0.25 + out_2 * 0.5
+    got = roc_auc_score(y_true, y_scores, multi_class="ovr", labels=labels, average="weighted")
+    assert got == approx(result_weighted)
+
+
+@pytest.mark.parametrize(
+    ("multi_class", "average"), [("ovr", "macro"), ("ovr", "micro"), ("ovo", "macro")]
+)
+def test_perfect_imperfect_chance_multiclass_roc_auc(multi_class: str, average: str) -> None:
+    y_true = np.array([3, 1, 2, 0])
+    y_perfect = [
+        [0.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.75, 0.05, 0.05, 0.15],
+    ]
+    got = roc_auc_score(y_true, y_perfect, multi_class=multi_class, average=average)
+    assert got == approx(1.0)
+    y_imperfect = [
+        [0.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [0.0, 0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0, 1.0],
+    ]
+    assert roc_auc_score(y_true, y_imperfect, multi_class=multi_class, average=average) < 1.0
+    y_chance = 0.25 * np.ones((4, 4))
+    got = roc_auc_score(y_true, y_chance, multi_class=multi_class, average=average)
+    assert got == approx(0.5)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42])
+def test_micro_averaged_ovr_roc_auc(seed: int) -> None:
+    """scipy's dirichlet and multinomial draws made with NumPy; the curve by hand."""
+    rng = np.random.RandomState(seed)
+    y_pred = rng.dirichlet([2.0, 1.0, 0.5], size=1000)
+    y_true = np.array([rng.multinomial(1, p).argmax() for p in y_pred])
+    y_onehot = (y_true[:, np.newaxis] == np.arange(3)).astype(int)
+    fpr, tpr = _roc_points(y_onehot.ravel(), y_pred.ravel())
+    roc_auc_by_hand = _trapezoid(fpr, tpr)
+    roc_auc_auto = roc_auc_score(y_true, y_pred, multi_class="ovr", average="micro")
+    assert roc_auc_by_hand == approx(roc_auc_auto)
+
+
+LABELS_ERRORS = [
+    ("Parameter 'labels' must be unique", np.array([0, 1, 2, 2]), [0, 2, 0]),
+    ("Parameter 'labels' must be unique", np.array(["a", "b", "c", "c"]), ["a", "a", "b"]),
+    (
+        "Number of classes in y_true not equal to the number of columns in 'y_score'",
+        np.array([0, 2, 0, 2]),
+        None,
+    ),
+    ("Parameter 'labels' must be ordered", np.array(["a", "b", "c", "c"]), ["a", "c", "b"]),
+    (
+        "Number of given labels, 2, not equal to the number of columns in 'y_score', 3",
+        np.array([0, 1, 2, 2]),
+        [0, 1],
+    ),
+    (
+        "Number of given labels, 2, not equal to the number of columns in 'y_score', 3",
+        np.array(["a", "b", "c", "c"]),
+        ["a", "b"],
+    ),
+    (
+        "Number of given labels, 4, not equal to the number of columns in 'y_score', 3",
+        np.array([0, 1, 2, 2]),
+        [0, 1, 2, 3],
+    ),
+    (
+        "Number of given labels, 4, not equal to the number of columns in 'y_score', 3",
+        np.array(["a", "b", "c", "c"]),
+        ["a", "b", "c", "d"],
+    ),
+    (
+        "'y_true' contains labels not in parameter 'labels'",
+        np.array(["a", "b", "c", "e"]),
+        ["a", "b", "c"],
+    ),
+    (
+        "'y_true' contains labels not in parameter 'labels'",
+        np.array(["a", "b", "c", "d"]),
+        ["a", "b", "c"],
+    ),
+    ("'y_true' contains labels not in parameter 'labels'", np.array([0, 1, 2, 3]), [0, 1, 2]),
+]
+
+
+@pytest.mark.parametrize(("msg", "y_true", "labels"), LABELS_ERRORS)
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_roc_auc_score_multiclass_labels_error(
+    msg: str, y_true: Any, labels: Any, multi_class: str
+) -> None:
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        roc_auc_score(y_true, OVO_SCORES, labels=labels, multi_class=multi_class)
+
+
+@pytest.mark.parametrize(
+    ("msg", "kwargs"),
+    [
+        (
+            "average must be one of ('macro', 'weighted', None) for multiclass problems",
+            {"average": "samples", "multi_class": "ovo"},
+        ),
+        (
+            "average must be one of ('micro', 'macro', 'weighted', None) for multiclass problems",
+            {"average": "samples", "multi_class": "ovr"},
+        ),
+        (
+            "sample_weight is not supported for multiclass one-vs-one ROC AUC, "
+            "'sample_weight' must be None in this case.",
+            {"multi_class": "ovo", "sample_weight": []},
+        ),
+        (
+            "Partial AUC computation not available in multiclass setting, 'max_fpr' must be "
+            "set to `None`, received `max_fpr=0.5` instead",
+            {"multi_class": "ovo", "max_fpr": 0.5},
+        ),
+        ("multi_class must be in ('ovo', 'ovr')", {}),
+    ],
+)
+def test_roc_auc_score_multiclass_error(msg: str, kwargs: dict[str, Any]) -> None:
+    rng = np.random.RandomState(404)
+    y_score = rng.rand(20, 3)
+    y_prob = _softmax(y_score)
+    y_true = rng.randint(0, 3, size=20)
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        roc_auc_score(y_true, y_prob, **kwargs)
+
+
+def test_auc_score_non_binary_class() -> None:
+    rng = np.random.RandomState(404)
+    y_pred = rng.rand(10)
+    for y_true in (np.zeros(10, dtype="int"), np.ones(10, dtype="int"), np.full(10, -1)):
+        with pytest.warns(lp.UndefinedMetricWarning, match=f"^{re.escape(ONE_CLASS_AUC)}$"):
+            roc_auc_score(y_true, y_pred)
+
+
+def test_roc_auc_raises_for_incorrect_shape_of_y_score() -> None:
+    """The ``roc_auc_score`` line of scikit-learn's shape test (AP and top-k are above)."""
+    y_true = np.array([0, 1, 2, 0, 1, 2])
+    y_score = np.array([0.5, 0.4, 0.8, 0.9, 0.8, 0.7])
+    msg = (
+        "`y_score` needs to be of shape `(n_samples, n_classes)`, since `y_true` contains "
+        "multiple classes. Got `y_score.shape=(6,)`."
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        roc_auc_score(y_true, y_score, multi_class="ovr")
+
+
+def test_roc_auc_score_scale_invariance() -> None:
+    """The ``roc_auc_score`` half of scikit-learn's test_score_scale_invariance."""
+    y_true, y_score = _binary_prediction()
+    roc_auc = roc_auc_score(y_true, y_score)
+    assert roc_auc == roc_auc_score(y_true, 100 * y_score)
+    assert roc_auc == roc_auc_score(y_true, 1e-6 * y_score)
+    assert roc_auc == roc_auc_score(y_true, y_score - 10)
+
+
+MAX_FPR = (
+    "The 'max_fpr' parameter of roc_auc_score must be a float in the range (0.0, 1.0] or None."
+)
+
+
+def test_partial_roc_auc_score() -> None:
+    y_true = np.array([0, 0, 1, 1])
+    assert roc_auc_score(y_true, y_true, max_fpr=1) == 1
+    assert roc_auc_score(y_true, y_true, max_fpr=0.001) == 1
+    for max_fpr in (-0.1, 1.1, 0):
+        with pytest.raises(ValueError, match=f"^{re.escape(MAX_FPR)} Got {max_fpr!r} instead.$"):
+            roc_auc_score(y_true, y_true, max_fpr=max_fpr)
+
+    y_scores = np.array([0.1, 0, 0.1, 0.01])
+    roc_auc_with_max_fpr_one = roc_auc_score(y_true, y_scores, max_fpr=1)
+    unconstrained_roc_auc = roc_auc_score(y_true, y_scores)
+    assert roc_auc_with_max_fpr_one == unconstrained_roc_auc
+    assert roc_auc_score(y_true, y_scores, max_fpr=0.3) == 0.5
+
+    y_true, y_pred = _binary_prediction()
+    for max_fpr in np.linspace(1e-4, 1, 5):
+        got = roc_auc_score(y_true, y_pred, max_fpr=max_fpr)
+        assert got == approx(_partial_roc_auc_score(y_true, y_pred, max_fpr))
+
+
+# --------------------------------------------------------------------------- log loss
+#
+# From sklearn/metrics/tests/test_classification.py.
+
+
+def test_log_loss() -> None:
+    # binary case with symbolic labels ("no" < "yes")
+    y_true: Any = ["no", "no", "no", "yes", "yes", "yes"]
+    y_proba: Any = np.array(
+        [[0.5, 0.5], [0.1, 0.9], [0.01, 0.99], [0.9, 0.1], [0.75, 0.25], [0.001, 0.999]]
+    )
+    loss = log_loss(y_true, y_proba)
+    is_yes = np.array(y_true) == "yes"
+    # scipy's bernoulli.logpmf(k, p), written out
+    logpmf = np.where(is_yes, np.log(y_proba[:, 1]), np.log(1 - y_proba[:, 1]))
+    assert loss == approx(-np.mean(logpmf))
+
+    # multiclass case; adapted from http://bit.ly/RJJHWA
+    y_true = [1, 0, 2]
+    y_proba = [[0.2, 0.7, 0.1], [0.6, 0.2, 0.2], [0.6, 0.1, 0.3]]
+    loss = log_loss(y_true, y_proba, normalize=True)
+    expected = -(np.log(0.7) + np.log(0.6) + np.log(0.3)) / 3
+    assert loss == approx(expected)
+    assert loss == pytest.approx(0.6904911, abs=1e-7)
+
+    # check that we got all the shapes and axes right
+    # by doubling the length of y_true and y_proba
+    y_true *= 2
+    y_proba *= 2
+    loss = log_loss(y_true, y_proba, normalize=False)
+    assert loss == approx(expected * 6)
+
+    # raise error if number of classes are not equal.
+    msg = (
+        "y_true and y_prob contain different number of classes: 3 vs 2. Please provide the "
+        "true labels explicitly through the labels argument. Classes found in y_true: [0 1 2]"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(msg)}$"):
+        log_loss([1, 0, 2], [[0.3, 0.7], [0.6, 0.4], [0.4, 0.6]])
+
+    # raise error if labels do not contain all values of y_true
+    y_true = ["a", "b", "c"]
+    y_proba = [[0.9, 0.1, 0.0], [0.1, 0.9, 0.0], [0.1, 0.1, 0.8]]
+    labels = ["a", "c", "d"]
+    error_str = "y_true contains values {'b'} not belonging to the passed labels ['a', 'c', 'd']."
+    with pytest.raises(ValueError, match=f"^{re.escape(error_str)}$"):
+        log_loss(y_true, y_proba, labels=labels)
+
+    # case when y_true is a string array object
+    y_true = ["ham", "spam", "spam", "ham"]
+    y_proba = [[0.3, 0.7], [0.6, 0.4], [0.4, 0.6], [0.7, 0.3]]
+    loss = log_loss(y_true, y_proba)
+    assert loss == approx(-(np.log(0.3) + np.log(0.4) + np.log(0.6) + np.log(0.7)) / 4)
+    assert loss == pytest.approx(0.7469410, abs=1e-7)
+
+    # test labels option
+    y_true = [2, 2]
+    y_proba = [[0.2, 0.8], [0.6, 0.4]]
+    y_score = np.array([[0.1, 0.9], [0.1, 0.9]])
+    error_str = (
+        "y_true contains only one label (2). Please provide the list of all "
+        "expected class labels explicitly through the labels argument."
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(error_str)}$"):
+        log_loss(y_true, y_proba)
+
+    y_proba = [[0.2, 0.8], [0.6, 0.4], [0.7, 0.3]]
+    error_str = "Found input variables with inconsistent numbers of samples: [3, 2]"
+    with pytest.raises(ValueError, match=f"^{re.escape(error_str)}$"):
+        log_loss(y_true, y_proba)
+
+    # works when the labels argument is used
+    true_log_loss = -np.mean(np.log(y_score[:, 1]))
+    calculated_log_loss = log_loss(y_true, y_score, labels=[1, 2])
+    assert calculated_log_loss == approx(true_log_loss)
+
+    # ensure labels work when len(np.unique(y_true)) != y_proba.shape[1]
+    y_true = [1, 2, 2]
+    y_score2 = [[0.7, 0.1, 0.2], [0.2, 0.7, 0.1], [0.1, 0.7, 0.2]]
+    loss = log_loss(y_true, y_score2, labels=[1, 2, 3])
+    assert loss == approx(-np.log(0.7))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_log_loss_eps(dtype: Any) -> None:
+    y_true = np.array([0, 1], dtype=dtype)
+    y_proba = np.array([1, 0], dtype=dtype)
+    loss = log_loss(y_true, y_proba)
+    assert np.isfinite(loss)
+    # both rows wrong, clipped at the dtype's epsilon: -log(eps) each
+    assert loss == pytest.approx(-np.log(np.finfo(dtype).eps), rel=1e-3)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_log_loss_not_probabilities_warning(dtype: Any) -> None:
+    y_true = np.array([0, 1, 1, 0])
+    y_proba = np.array([[0.2, 0.7], [0.6, 0.3], [0.4, 0.7], [0.8, 0.3]], dtype=dtype)
+    msg = "The y_prob values do not sum to one. Make sure to pass probabilities."
+    with pytest.warns(UserWarning, match=f"^{re.escape(msg)}$"):
+        log_loss(y_true, y_proba)
+
+
+@pytest.mark.parametrize(
+    ("y_true", "y_proba"),
+    [
+        ([0, 1, 0], [0, 1, 0]),
+        ([0, 1, 0], [[1, 0], [0, 1], [1, 0]]),
+        ([0, 1, 2], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]),
+    ],
+)
+def test_log_loss_perfect_predictions(y_true: Any, y_proba: Any) -> None:
+    # Because of the clipping, the result is not exactly 0
+    assert log_loss(y_true, y_proba) == pytest.approx(0)
+
+
+class _MockDataFrame:
+    """Stands in for scikit-learn's ``MockDataFrame``: only ``__array__``, shape and length."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.shape = array.shape
+        self.ndim = array.ndim
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return np.asarray(self.array, dtype=dtype)
+
+
+def test_log_loss_pandas_input() -> None:
+    """pandas is not a test dependency: the mock frame, and Polars' Series and DataFrame."""
+    import polars as pl  # noqa: PLC0415
+
+    y_tr = np.array(["ham", "spam", "spam", "ham"])
+    y_pr = np.array([[0.3, 0.7], [0.6, 0.4], [0.4, 0.6], [0.7, 0.3]])
+    expected = -(np.log(0.3) + np.log(0.4) + np.log(0.6) + np.log(0.7)) / 4
+    assert log_loss(_MockDataFrame(y_tr), _MockDataFrame(y_pr)) == approx(expected)
+    frame = pl.DataFrame(y_pr, schema=["ham", "spam"], orient="row")
+    assert log_loss(pl.Series(y_tr), frame) == approx(expected)
+
+
+LABELS_ORDER = (
+    "Labels passed were ['spam', 'eggs', 'ham']. But this function assumes labels are ordered "
+    "lexicographically. Pass the ordered labels=['eggs', 'ham', 'spam'] and ensure that the "
+    "columns of y_prob correspond to this ordering."
+)
+
+
+def test_log_loss_warnings() -> None:
+    with pytest.warns(UserWarning, match=f"^{re.escape(LABELS_ORDER)}$"):
+        log_loss(
+            ["eggs", "spam", "ham"],
+            [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            labels=["spam", "eggs", "ham"],
+        )
+
+
+@pytest.mark.xfail(
+    raises=pytest.fail.Exception,
+    reason="deliberate: lp.arrays.log_loss has no y_pred argument (deprecated in 1.9, "
+    "removed in 1.11); docs/arrays.md",
+)
+def test_log_loss_y_pred_deprecation() -> None:
+    y_true = np.array([0, 1, 1, 0])
+    y_proba = np.array([[0.1, 0.9], [0.9, 0.1], [0.8, 0.2], [0.35, 0.65]])
+    log_loss(y_true, y_proba)
+    msg = "`y_pred` was renamed to `y_proba` in version 1.9 and will be removed "
+    with pytest.warns(FutureWarning, match=re.escape(msg)):
+        log_loss(y_true, y_pred=y_proba)
+    msg = "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, "
+    with pytest.raises(ValueError, match=re.escape(msg)):
+        log_loss(y_true, y_pred=y_proba, y_proba=y_proba)
+
+
+# --------------------------------------------------------------------------- Brier score
+
+
+def test_brier_score_loss_binary() -> None:
+    y_true = np.array([0, 1, 1, 0, 1, 1])
+    y_prob = np.array([0.1, 0.8, 0.9, 0.3, 1.0, 0.95])
+    true_score = np.linalg.norm(y_true - y_prob) ** 2 / len(y_true)
+
+    assert brier_score_loss(y_true, y_true) == approx(0.0)
+    assert brier_score_loss(y_true, y_prob) == approx(true_score)
+    assert brier_score_loss(1.0 + y_true, y_prob) == approx(true_score)
+    assert brier_score_loss(2 * y_true - 1, y_prob) == approx(true_score)
+
+    # check that using (n_samples, 2) y_prob or y_true gives the same score
+    y_prob_reshaped = np.column_stack((1 - y_prob, y_prob))
+    y_true_reshaped = np.column_stack((1 - y_true, y_true))
+    assert brier_score_loss(y_true, y_prob_reshaped) == approx(true_score)
+    assert brier_score_loss(y_true_reshaped, y_prob_reshaped) == approx(true_score)
+
+    # check scale_by_half argument
+    assert brier_score_loss(y_true, y_prob, scale_by_half="auto") == approx(true_score)
+    assert brier_score_loss(y_true, y_prob, scale_by_half=True) == approx(true_score)
+    assert brier_score_loss(y_true, y_prob, scale_by_half=False) == approx(2 * true_score)
+
+    # calculate correctly when there's only one class in y_true
+    assert brier_score_loss([-1], [0.4]) == approx(0.4**2)
+    assert brier_score_loss([0], [0.4]) == approx(0.4**2)
+    assert brier_score_loss([1], [0.4]) == approx((1 - 0.4) ** 2)
+    assert brier_score_loss(["foo"], [0.4], pos_label="bar") == approx(0.4**2)
+    assert brier_score_loss(["foo"], [0.4], pos_label="foo") == approx((1 - 0.4) ** 2)
+
+
+def test_brier_score_loss_multiclass() -> None:
+    got = brier_score_loss(
+        ["eggs", "spam", "ham"],
+        [[1, 0, 0, 0], [0, 1, 0, 0], [0, 1, 0, 0]],
+        labels=["eggs", "ham", "spam", "yams"],
+    )
+    assert got == approx(2 / 3)
+    got = brier_score_loss([1, 0, 2], [[0.2, 0.7, 0.1], [0.6, 0.2, 0.2], [0.6, 0.1, 0.3]])
+    expected = (0.2**2 + 0.3**2 + 0.1**2) + (0.4**2 + 0.2**2 + 0.2**2) + (0.6**2 + 0.1**2 + 0.7**2)
+    assert got == approx(expected / 3)
+    assert got == pytest.approx(0.41333333, abs=1e-7)
+    perfect = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    assert brier_score_loss([0, 1, 2], perfect) == approx(0)
+    wrong = [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    assert brier_score_loss([0, 1, 2], wrong) == approx(2)
+
+
+def test_brier_score_loss_invalid_inputs() -> None:
+    # binary case
+    y_true = np.array([0, 1, 1, 0, 1, 1])
+    y_prob = np.array([0.1, 0.8, 0.9, 0.3, 1.0, 0.95])
+    length = "Found input variables with inconsistent numbers of samples: [5, 6]"
+    with pytest.raises(ValueError, match=f"^{re.escape(length)}$"):
+        brier_score_loss(y_true, y_prob[1:])
+    with pytest.raises(ValueError, match="^y_prob contains values greater than 1: 2.0$"):
+        brier_score_loss(y_true, y_prob + 1.0)
+    with pytest.raises(ValueError, match="^y_prob contains values less than 0: -0.9$"):
+        brier_score_loss(y_true, y_prob - 1.0)
+
+    # multiclass case
+    y_true = np.array([1, 0, 2])
+    y_prob = np.array([[0.2, 0.7, 0.1], [0.6, 0.2, 0.2], [0.6, 0.1, 0.3]])
+    length = "Found input variables with inconsistent numbers of samples: [2, 3]"
+    with pytest.raises(ValueError, match=f"^{re.escape(length)}$"):
+        brier_score_loss(y_true, y_prob[1:])
+    with pytest.raises(ValueError, match="^y_prob contains values greater than 1: 1.7$"):
+        brier_score_loss(y_true, y_prob + 1.0)
+    with pytest.raises(ValueError, match="^y_prob contains values lower than 0: -0.9$"):
+        brier_score_loss(y_true, y_prob - 1.0)
+
+    # raise an error for multiclass y_true and binary y_prob
+    error_message = (
+        "The type of the target inferred from y_true is multiclass "
+        "but should be binary according to the shape of y_prob."
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(error_message)}$"):
+        brier_score_loss(np.array([0, 1, 2, 0]), np.array([0.8, 0.6, 0.4, 0.2]))
+
+    # raise an error for wrong number of classes
+    error_message = (
+        "y_true and y_prob contain different number of classes: 3 vs 2. Please provide the "
+        "true labels explicitly through the labels argument. Classes found in y_true: [0 1 2]"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(error_message)}$"):
+        brier_score_loss([0, 1, 2], [[1, 0], [0, 1], [0, 1]])
+
+    error_message = (
+        "The number of classes in labels is different from that in y_prob. Classes found in "
+        "labels: ['eggs' 'ham' 'spam' 'yams']"
+    )
+    unsorted = (
+        "Labels passed were ['eggs', 'spam', 'ham', 'yams']. But this function assumes labels "
+        "are ordered lexicographically. Pass the ordered labels=['eggs', 'ham', 'spam', 'yams'] "
+        "and ensure that the columns of y_prob correspond to this ordering."
+    )
+    # scikit-learn warns first (its suite does not turn warnings into errors)
+    with pytest.warns(UserWarning, match=f"^{re.escape(unsorted)}$"):  # noqa: PT031
+        with pytest.raises(ValueError, match=f"^{re.escape(error_message)}$"):
+            brier_score_loss(
+                ["eggs", "spam", "ham"],
+                [[1, 0, 0], [0, 1, 0], [0, 1, 0]],
+                labels=["eggs", "spam", "ham", "yams"],
+            )
+
+    # raise error message when there's only one class in y_true
+    error_message = (
+        "y_true contains only one label (eggs). Please provide the list of all expected class "
+        "labels explicitly through the labels argument."
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(error_message)}$"):
+        brier_score_loss(["eggs"], [[0.9, 0.1]])
+
+    # error is fixed when labels is specified
+    assert brier_score_loss(["eggs"], [[0.9, 0.1]], labels=["eggs", "ham"]) == approx(0.01)
+
+
+def test_brier_score_loss_warnings() -> None:
+    with pytest.warns(UserWarning, match=f"^{re.escape(LABELS_ORDER)}$"):
+        brier_score_loss(
+            ["eggs", "spam", "ham"],
+            [[1, 0, 0], [0, 1, 0], [0, 0, 1]],
+            labels=["spam", "eggs", "ham"],
+        )
