@@ -865,12 +865,14 @@ TREC_ONLY: tuple[TrecMeasure, ...] = (
     ),
     # trec_eval's measures not offered here (no core): refused by lp.trec, named by
     # the trec command's note, and their direction known to lp.compare
-    _not_offered("gm_map", "geometric mean of AP", aggregate="gmean", official=True),
+    _not_offered(
+        "gm_map", "geometric mean of AP", aggregate="gmean", per_query=False, official=True
+    ),
     _not_offered("bpref", "binary preference", official=True),
     _not_offered("iprec_at_recall", "interpolated precision at 11 recall levels", official=True),
     _not_offered("relstring", "the top ranks' relevance", aggregate="none", higher_is_better=None),
     _not_offered("infAP", "inferred AP"),
-    _not_offered("gm_bpref", "geometric mean of bpref", aggregate="gmean"),
+    _not_offered("gm_bpref", "geometric mean of bpref", aggregate="gmean", per_query=False),
     _not_offered("Rprec_mult", "precision at multiples of R"),
     _not_offered("utility", "a linear utility of relevant and irrelevant documents"),
     _not_offered("11pt_avg", "interpolated precision averaged over 11 recall levels"),
@@ -1102,8 +1104,9 @@ def names_table() -> str:
         return f"`@n`: `{spec.cutoff_option}=n` (default {spec.default_k})"
 
     lines = [
-        "| name | expression | what | better | other names (tool) | takes `@k` | equal scores |",
-        "|---|---|---|---|---|---|---|",
+        "| name | expression | what | label | range | better | other names (tool) | takes `@k` "
+        "| equal scores |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for spec in REGISTRY:
         tools: dict[str, list[str]] = {}
@@ -1123,7 +1126,75 @@ def names_table() -> str:
         ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
         better = "higher" if spec.higher_is_better else "lower"
         lines.append(
-            f"| `{spec.name}` | {expression} | {spec.summary} | {better} | {others} "
-            f"| {takes(spec)} | {ties} |"
+            f"| `{spec.name}` | {expression} | {spec.summary} | {_labels(spec)} "
+            f"| {spec.value_range} | {better} | {others} | {takes(spec)} | {ties} |"
         )
     return "\n".join(lines)
+
+
+def _labels(spec: MetricSpec) -> str:
+    """The label a table shows, without the number after ``@`` and with it (as ``k`` or ``n``)."""
+    shown = [] if spec.cutoff == "required" else [spec.display()]
+    if spec.cutoff != "none":
+        shown.append(spec.label_cut.format(label=spec.label, k=spec.cutoff_option[0]))
+    return ", ".join(f"`{label}`" for label in dict.fromkeys(shown))
+
+
+def trec_peer_names(measure: TrecMeasure) -> list[str]:
+    """The ranx, ir_measures and lp.evaluate names ``lp.trec`` reads as ``measure``.
+
+    ``@k`` stands for any cutoff (``ndcg@k`` is ``ndcg_cut`` at ``k``); empty for
+    a measure that is no :func:`lodestar_polars.evaluate` metric (the counts).
+    """
+    spec = TREC_METRIC.get(measure.name)
+    if spec is None:
+        return []
+    names = [spec.name] + [
+        n.text for n in spec.names if n.tool in ("ranx", "ir_measures") and n.cutoff is None
+    ]
+    names = list(dict.fromkeys(names))
+    out = []
+    if spec.trec_measure(cut=False) is measure and spec.cutoff != "required":
+        out += names
+    if spec.trec_measure(cut=True) is measure:
+        out += [f"{name}@k" for name in names]
+    return out
+
+
+def trec_table() -> str:
+    """The docs' table of ``lp.trec``'s measures (docs/coming-from-trec_eval.md).
+
+    One row per trec_eval measure offered, in trec_eval's print order, then
+    trec_eval's two sets and the sentence naming the measures not offered; a
+    test checks that the page holds it as it is.
+    """
+    aggregate = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": ""}
+    lines = [
+        "| trec_eval | what | written | `all` row | better | also read as (ranx / ir_measures) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in trec_offered():
+        if m.params == "cutoffs":
+            defaults = ", ".join(map(str, m.default_cutoffs))
+            written = f"`{m.name}`, `{m.name}.5,10`, `{m.name}_5` (cutoffs; default {defaults})"
+        elif m.params == "gains":
+            written = f"`{m.name}`, `{m.name}.1=3,2=9` (a gain per relevance level)"
+        else:
+            written = f"`{m.name}`"
+        total = aggregate[m.aggregate] + ("" if m.per_query else " (no per-query row)")
+        better = "—" if m.higher_is_better is None else _way(higher_is_better=m.higher_is_better)
+        peers = ", ".join(f"`{name}`" for name in trec_peer_names(m))
+        if m.peers_cut:
+            peers += " (`@k` cuts it at k)"
+        lines.append(f"| `{m.name}` | {m.summary} | {written} | {total} | {better} | {peers} |")
+    official = [m for m in TREC_MEASURES.values() if m.official]
+    lines.append(
+        "| `official` | trec_eval's default set, less what is not offered: "
+        + " ".join(f"`{m.name}`" for m in official if m.offered)
+        + " | | | | |"
+    )
+    lines.append("| `all_trec` | every measure above, at trec_eval's default cutoffs | | | | |")
+    missing = [m.name for m in TREC_MEASURES.values() if m.all_trec and not m.offered]
+    return "\n".join(lines) + (
+        "\n\nNot offered (refused by name): " + ", ".join(f"`{n}`" for n in missing) + "."
+    )
