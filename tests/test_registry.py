@@ -509,3 +509,53 @@ def test_trec_table_peer_names_read_as_the_measure(measure: object) -> None:
         (parsed,) = lp.trec.parse_measures(name.replace("@k", "@10"))
         assert parsed.measure is measure, name
         assert parsed.k == (10 if name.endswith("@k") else None), name
+
+
+# ---- docs/adding-a-metric.md: what it claims ----------------------------------------------
+
+ADDING = DOCS / "adding-a-metric.md"
+
+
+def test_adding_a_metric_page_lists_every_field_of_an_entry() -> None:
+    """The page's table of MetricSpec fields is the dataclass's, and its example sets only those."""
+    import dataclasses
+
+    from lodestar_polars._registry import MetricSpec
+
+    page = ADDING.read_text(encoding="utf-8")
+    table = page.split("| field of `MetricSpec` |", 1)[1].split("\n\n", 1)[0]
+    listed = {
+        name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    assert listed == {f.name for f in dataclasses.fields(MetricSpec)}
+    entry = page.split("MetricSpec(\n", 1)[1].split("```", 1)[0]
+    assert set(re.findall(r"^\s+(\w+)=", entry, re.MULTILINE)) <= listed
+
+
+def test_adding_a_metric_page_names_tests_that_take_every_entry() -> None:
+    """The tests the page says a new entry gets without an edit exist and read the registry."""
+    import inspect
+    import sys
+
+    page = ADDING.read_text(encoding="utf-8")
+    named = re.findall(r"`tests/test_registry\.py::(\w+)`", page)
+    assert len(named) >= 5
+    module = sys.modules[__name__]
+    for name in named:
+        test = getattr(module, name)
+        marks = getattr(test, "pytestmark", [])
+        over_entries = any(
+            m.name == "parametrize" and list(m.args[1]) == list(REGISTRY) for m in marks
+        )
+        source = inspect.getsource(test)
+        assert over_entries or "in REGISTRY" in source or "names_table()" in source, name
+
+
+def test_adding_a_metric_page_paths_exist() -> None:
+    """Every file the page points to exists (the example's own files, err.md, aside)."""
+    root = DOCS.parent
+    page = ADDING.read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:lodestar_polars|docs|tests)/[\w/.-]+\.(?:py|md))`", page))
+    assert len(paths) >= 8
+    for path in paths - {"docs/metrics/err.md"}:
+        assert (root / path).is_file(), path
