@@ -15,14 +15,24 @@ computes:
 * the public Polars expression, the :class:`~lodestar_polars._expr.Metric`
   builder behind it (rules and value), and the NumPy segment core that
   :func:`~lodestar_polars.evaluate` runs over the sorted frame;
-* the trec_eval measure it is, uncut and cut (``("ndcg", "ndcg_cut")``), for
-  :mod:`lodestar_polars.trec`.
+* its direction, its display label (``NDCG@10``, ``P@10``, ``MRR@10``, ``ECE``)
+  and its value range (``[0, 1]``, ``[0, inf)``);
+* the trec_eval measures it is (:class:`TrecMeasure`: ``ndcg`` and
+  ``ndcg_cut``), each with how it is written, its default cutoffs, its sets
+  (``official``, ``all_trec``), how ``all`` aggregates it and its core over
+  judged runs, for :mod:`lodestar_polars.trec`.
+
+trec_eval's measures that are no metric here (the counts, and those not
+offered yet) are :class:`TrecMeasure` entries of their own (:data:`TREC_ONLY`);
+:data:`TREC_MEASURES` gathers every one in trec_eval's print order.
 
 :func:`resolve` reads a name (``"nDCG@10"``, ``"P.10"``, ``"map_cut.100"``);
-``lp.evaluate``'s parser, ``lp.trec``'s alias names, the CLI's help, the test
-suite's name tables and the docs' name table (:func:`names_table`, checked by
-a test against docs/evaluate.md) all read this module.  A new metric is added
-here, once (docs/decisions/0009-metric-registry.md).
+``lp.evaluate``'s parser, ``lp.trec`` (its measure table, sets, names and
+cores), the ``trec`` command, :func:`direction` (``lp.compare``, the plots),
+the test suite's name tables and the docs' tables (:func:`names_table` and
+:func:`trec_table`, each checked by a test against its page) all read this
+module.  A new metric is added here, once (docs/adding-a-metric.md;
+docs/decisions/0009-metric-registry.md, 0016-registry-defines-each-metric.md).
 """
 
 from __future__ import annotations
