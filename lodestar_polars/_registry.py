@@ -15,18 +15,29 @@ computes:
 * the public Polars expression, the :class:`~lodestar_polars._expr.Metric`
   builder behind it (rules and value), and the NumPy segment core that
   :func:`~lodestar_polars.evaluate` runs over the sorted frame;
-* the trec_eval measure it is, uncut and cut (``("ndcg", "ndcg_cut")``), for
-  :mod:`lodestar_polars.trec`.
+* its direction, its display label (``NDCG@10``, ``P@10``, ``MRR@10``, ``ECE``)
+  and its value range (``[0, 1]``, ``[0, inf)``);
+* the trec_eval measures it is (:class:`TrecMeasure`: ``ndcg`` and
+  ``ndcg_cut``), each with how it is written, its default cutoffs, its sets
+  (``official``, ``all_trec``), how ``all`` aggregates it and its core over
+  judged runs, for :mod:`lodestar_polars.trec`.
+
+trec_eval's measures that are no metric here (the counts, and those not
+offered yet) are :class:`TrecMeasure` entries of their own (:data:`TREC_ONLY`);
+:data:`TREC_MEASURES` gathers every one in trec_eval's print order.
 
 :func:`resolve` reads a name (``"nDCG@10"``, ``"P.10"``, ``"map_cut.100"``);
-``lp.evaluate``'s parser, ``lp.trec``'s alias names, the CLI's help, the test
-suite's name tables and the docs' name table (:func:`names_table`, checked by
-a test against docs/evaluate.md) all read this module.  A new metric is added
-here, once (docs/decisions/0009-metric-registry.md).
+``lp.evaluate``'s parser, ``lp.trec`` (its measure table, sets, names and
+cores), the ``trec`` command, :func:`direction` (``lp.compare``, the plots),
+the test suite's name tables and the docs' tables (:func:`names_table` and
+:func:`trec_table`, each checked by a test against its page) all read this
+module.  A new metric is added here, once (docs/adding-a-metric.md;
+docs/decisions/0009-metric-registry.md, 0016-registry-defines-each-metric.md).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -55,9 +66,22 @@ from lodestar_polars._core.calibration import (
 )
 from lodestar_polars._core.dcg import dcg_segments, ideal_dcg_segments, ndcg_segments
 from lodestar_polars._core.ir import (
+    Gains,
+    Judged,
     average_precision_at_k_segments,
     exponential_gain,
     hit_rate_segments,
+    judged_average_precision,
+    judged_ndcg,
+    judged_num_q,
+    judged_num_rel,
+    judged_num_rel_ret,
+    judged_num_ret,
+    judged_precision,
+    judged_r_precision,
+    judged_recall,
+    judged_reciprocal_rank,
+    judged_success,
     precision_segments,
     r_precision_segments,
     recall_segments,
@@ -210,6 +234,95 @@ class Name:
 
 
 @dataclass(frozen=True)
+class Range:
+    """The values a metric can take: from ``low`` to ``high``, each end included where finite."""
+
+    low: float
+    high: float
+
+    def __contains__(self, value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating)):
+            return False
+        return bool(self.low <= value <= self.high)
+
+    def __str__(self) -> str:
+        def end(x: float) -> str:
+            return ("-inf" if x < 0 else "inf") if math.isinf(x) else f"{x:g}"
+
+        left = "(" if math.isinf(self.low) else "["
+        right = ")" if math.isinf(self.high) else "]"
+        return f"{left}{end(self.low)}, {end(self.high)}{right}"
+
+
+UNIT = Range(0.0, 1.0)
+"""``[0, 1]``: a fraction, a chance, a normalised score."""
+NON_NEGATIVE = Range(0.0, math.inf)
+"""``[0, inf)``: a loss without a bound, a count of positions."""
+REAL = Range(-math.inf, math.inf)
+"""Any number: DCG, whose gains (the relevance) may be negative (scikit-learn's ``dcg_score``)."""
+
+TrecCore = Callable[[Judged, int | None, Gains], np.ndarray]
+"""A trec_eval measure's core: ``core(judged, k, gains)``, one value per query
+(:mod:`lodestar_polars._core.ir`'s ``judged_*`` functions)."""
+TrecParams = Literal["none", "cutoffs", "gains"]
+Aggregate = Literal["mean", "sum", "gmean", "none"]
+
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+"""trec_eval's default cutoffs (``P``, ``recall``, ``ndcg_cut``, ``map_cut``, ...)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrecMeasure:
+    """One trec_eval measure: how it is written, its core, how ``all`` aggregates it.
+
+    A measure that is an :func:`lodestar_polars.evaluate` metric is held by its
+    :class:`MetricSpec` (``MetricSpec.trec_eval``); the others (the counts, and
+    the measures not offered here) are in :data:`TREC_ONLY`.
+    """
+
+    name: str
+    """trec_eval's name, as ``-m`` takes it and as it prints it (``P``, ``ndcg_cut``)."""
+    summary: str
+    """What the measure is, as the docs' measure table says it."""
+    core: TrecCore | None = None
+    """The values per query; None for a measure not offered here (it is refused)."""
+    params: TrecParams = "none"
+    """What may follow the name after ``.``: nothing, cutoffs (``P.5,10``, also
+    ``P_5``) or gains per relevance level (``ndcg.1=3,2=9``)."""
+    default_cutoffs: tuple[int, ...] = ()
+    """The cutoffs of the bare name (``P`` is ``P.5,10,...,1000``)."""
+    aggregate: Aggregate = "mean"
+    """The ``all`` row: the mean over queries, or the sum (the counts; printed as
+    integers), or trec_eval's geometric mean (``gm_map``); ``none`` for text."""
+    per_query: bool = True
+    """Whether it has per-query rows (``num_q`` is printed in ``all`` only)."""
+    official: bool = False
+    """In trec_eval's default set (``-m official``)."""
+    all_trec: bool = True
+    """In ``-m all_trec`` (trec_eval's ``-J`` measures are not)."""
+    higher_is_better: bool | None = True
+    """Its direction; None for a count or text (how many, not how good)."""
+    peers_cut: bool = False
+    """A ranx / ir_measures cutoff cuts it though trec_eval writes none
+    (``RR@10`` is ``recip_rank`` cut at 10)."""
+
+    @property
+    def offered(self) -> bool:
+        """Whether ``lp.trec.evaluate`` computes it."""
+        return self.core is not None
+
+    @property
+    def is_count(self) -> bool:
+        """A count: summed in ``all`` and printed as an integer."""
+        return self.aggregate == "sum"
+
+    @property
+    def order(self) -> int:
+        """Its place in trec_eval's print order (:data:`TREC_PRINT_ORDER`)."""
+        return TREC_PRINT_ORDER.index(self.name)
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """One metric of the registry (see the module docstring)."""
 
@@ -225,6 +338,14 @@ class MetricSpec:
     """Whether a larger value is a better ranking or model (False for the losses and
     errors: ``coverage_error``, ``label_ranking_loss``, ``log_loss``, ``brier_score``).
     Given for every entry; :func:`direction` and ``lp.compare`` read it."""
+    label: str = field(kw_only=True)
+    """The name shown in tables and plots (``"NDCG"``, ``"P"``, ``"MRR"``, ``"ECE"``);
+    :meth:`display` writes it with a cutoff."""
+    value_range: Range = field(kw_only=True)
+    """The values the metric can take (``[0, 1]``; ``[0, inf)`` for ``log_loss``)."""
+    label_cut: str = field(default="{label}@{k}", kw_only=True)
+    """How :meth:`display` writes the label with the number after ``@``
+    (``"{label}@{k}"``: ``NDCG@10``; ``"ECE ({k} bins)"``)."""
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
     default_k: int | None = None
@@ -236,8 +357,9 @@ class MetricSpec:
     """Whether the core reads which row sits where inside a tie (equal scores
     ranked later row first); metrics that average over ties do not, and the
     frame is then sorted without the row-index key, which is cheaper."""
-    trec: tuple[str | None, str | None] = (None, None)
-    """The trec_eval measure this metric is, without a cutoff and with one."""
+    trec_eval: tuple[TrecMeasure, ...] = ()
+    """The trec_eval measures this metric is (``map`` and ``map_cut``), each with
+    its core over judged runs: :mod:`lodestar_polars.trec` reads them from here."""
     ties: bool = False
     """Whether the metric takes a tie rule (``ties=``, ``doc_id=``) other than averaging."""
     judged: bool = False
@@ -249,6 +371,46 @@ class MetricSpec:
     (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
     the count of relevant rows: then a group too large for one task can be scored
     in two stages (``lodestar_polars.spark``, ``lodestar_polars._two_stage``)."""
+
+    @property
+    def trec(self) -> tuple[str | None, str | None]:
+        """The trec_eval measure this metric is, without a cutoff and with one (its name)."""
+        uncut, cut = self.trec_measure(cut=False), self.trec_measure(cut=True)
+        return (None if uncut is None else uncut.name, None if cut is None else cut.name)
+
+    def trec_measure(self, *, cut: bool) -> TrecMeasure | None:
+        """The trec_eval measure a name of the metric means, with a cutoff or without.
+
+        ``ndcg@10`` is ``ndcg_cut`` at 10, ``ndcg`` is ``ndcg``; ``RR@10`` is
+        ``recip_rank`` cut at 10 (:attr:`TrecMeasure.peers_cut`).
+        """
+        for measure in self.trec_eval:
+            takes_cutoff = measure.params == "cutoffs"
+            if (takes_cutoff or measure.peers_cut) if cut else not takes_cutoff:
+                return measure
+        return None
+
+    def display(self, k: int | None = None) -> str:
+        """The label with the number written after ``@`` (``ndcg`` at 10: ``"NDCG@10"``).
+
+        Without ``k``, the metric's default cutoff where it has one and the
+        number is a cutoff (``top_k_accuracy``: ``"top-2 accuracy"``), else the
+        plain label (``"NDCG"``, ``"ECE"``).
+
+        Examples
+        --------
+        >>> [BY_NAME[n].display(10) for n in ("ndcg", "precision", "reciprocal_rank")]
+        ['NDCG@10', 'P@10', 'MRR@10']
+        >>> BY_NAME["expected_calibration_error"].display(), BY_NAME["top_k_accuracy"].display()
+        ('ECE', 'top-2 accuracy')
+        """
+        if self.cutoff == "none":
+            return self.label
+        if k is None:
+            if self.cutoff_option != "k" or self.default_k is None:
+                return self.label
+            k = self.default_k
+        return self.label_cut.format(label=self.label, k=k)
 
     def options(self, k: int | None) -> dict[str, Any]:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
@@ -271,6 +433,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("dcg_score", "scikit-learn")),
         "discounted cumulative gain, ties averaged",
         higher_is_better=True,
+        label="DCG",
+        value_range=REAL,
         ties=True,
         top_k_only=True,
     ),
@@ -287,7 +451,23 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "normalized DCG, ties averaged",
         higher_is_better=True,
-        trec=("ndcg", "ndcg_cut"),
+        label="NDCG",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="ndcg",
+                summary="NDCG over the whole run, the ideal from every judged document",
+                core=judged_ndcg,
+                params="gains",
+            ),
+            TrecMeasure(
+                name="ndcg_cut",
+                summary="NDCG at k (the gain: the relevance)",
+                core=judged_ndcg,
+                params="cutoffs",
+                default_cutoffs=DEFAULT_CUTOFFS,
+            ),
+        ),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -306,7 +486,17 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "reciprocal rank of the first relevant row, its expectation over ties",
         higher_is_better=True,
-        trec=("recip_rank", "recip_rank"),
+        label="MRR",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="recip_rank",
+                summary="1 / rank of the first relevant document",
+                core=judged_reciprocal_rank,
+                official=True,
+                peers_cut=True,
+            ),
+        ),
         ties=True,
         top_k_only=True,
     ),
@@ -322,6 +512,9 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "whether the true class is in the top k (without @k, k=2)",
         higher_is_better=True,
+        label="top-k accuracy",
+        label_cut="top-{k} accuracy",
+        value_range=UNIT,
         default_k=2,
         row_order=True,
     ),
@@ -337,6 +530,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "scikit-learn's binary average precision (AP cut at k is 'map@k')",
         higher_is_better=True,
+        label="AP",
+        value_range=UNIT,
     ),
     MetricSpec(
         "coverage_error",
@@ -347,6 +542,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("coverage_error", "scikit-learn")),
         "how far down one reads to see every relevant label",
         higher_is_better=False,
+        label="coverage error",
+        value_range=NON_NEGATIVE,
     ),
     MetricSpec(
         "label_ranking_loss",
@@ -357,6 +554,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("label_ranking_loss", "scikit-learn")),
         "fraction of (relevant, irrelevant) pairs ranked wrongly",
         higher_is_better=False,
+        label="ranking loss",
+        value_range=UNIT,
     ),
     MetricSpec(
         "label_ranking_average_precision",
@@ -370,6 +569,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "label ranking average precision",
         higher_is_better=True,
+        label="LRAP",
+        value_range=UNIT,
     ),
     MetricSpec(
         "dcg_burges",
@@ -380,6 +581,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("dcg_burges", "ranx")),
         "DCG with the gain 2^rel - 1 (ranx's Burges DCG)",
         higher_is_better=True,
+        label="Burges DCG",
+        value_range=REAL,
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         top_k_only=True,
@@ -393,6 +596,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("ndcg_burges", "ranx")),
         "NDCG with the gain 2^rel - 1 (ranx's Burges NDCG)",
         higher_is_better=True,
+        label="Burges NDCG",
+        value_range=UNIT,
         fixed=MappingProxyType({"gain": "exponential"}),
         ties=True,
         judged_ideal=True,
@@ -411,7 +616,18 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "relevant rows in the top k over k (without @k, the whole group)",
         higher_is_better=True,
-        trec=(None, "P"),
+        label="P",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="P",
+                summary="relevant documents in the top k, over k",
+                core=judged_precision,
+                params="cutoffs",
+                default_cutoffs=DEFAULT_CUTOFFS,
+                official=True,
+            ),
+        ),
         ties=True,
         top_k_only=True,
     ),
@@ -428,7 +644,17 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "relevant rows in the top k over all relevant rows (without @k, the whole group)",
         higher_is_better=True,
-        trec=(None, "recall"),
+        label="Recall",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="recall",
+                summary="relevant documents in the top k, over `num_rel`",
+                core=judged_recall,
+                params="cutoffs",
+                default_cutoffs=DEFAULT_CUTOFFS,
+            ),
+        ),
         ties=True,
         judged=True,
         top_k_only=True,
@@ -446,7 +672,17 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "chance of a relevant row in the top k",
         higher_is_better=True,
-        trec=(None, "success"),
+        label="HR",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="success",
+                summary="1 if a relevant document is in the top k",
+                core=judged_success,
+                params="cutoffs",
+                default_cutoffs=(1, 5, 10),
+            ),
+        ),
         ties=True,
         top_k_only=True,
     ),
@@ -463,7 +699,16 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "precision at R, the number of relevant rows",
         higher_is_better=True,
-        trec=("Rprec", None),
+        label="R-Prec",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="Rprec",
+                summary="precision at R = `num_rel`",
+                core=judged_r_precision,
+                official=True,
+            ),
+        ),
         ties=True,
         judged=True,
     ),
@@ -481,7 +726,23 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ),
         "AP over the top k, denominator the relevant rows (trec_eval's map_cut)",
         higher_is_better=True,
-        trec=("map", "map_cut"),
+        label="MAP",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="map",
+                summary="AP over `num_rel` (an unretrieved relevant document adds 0)",
+                core=judged_average_precision,
+                official=True,
+            ),
+            TrecMeasure(
+                name="map_cut",
+                summary="AP over the top k, over `num_rel`",
+                core=judged_average_precision,
+                params="cutoffs",
+                default_cutoffs=DEFAULT_CUTOFFS,
+            ),
+        ),
         ties=True,
         judged=True,
         top_k_only=True,
@@ -495,6 +756,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("auc", "lodestar_polars"), Name("roc_auc_score", "scikit-learn")),
         "ROC AUC of the group, a tie scoring one half (null for one class)",
         higher_is_better=True,
+        label="ROC AUC",
+        value_range=UNIT,
     ),
     MetricSpec(
         "log_loss",
@@ -505,6 +768,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(),
         "mean log loss of probabilities, clipped as scikit-learn clips them",
         higher_is_better=False,
+        label="log loss",
+        value_range=NON_NEGATIVE,
     ),
     MetricSpec(
         "brier_score",
@@ -515,6 +780,8 @@ REGISTRY: tuple[MetricSpec, ...] = (
         _names(Name("brier", "lodestar_polars"), Name("brier_score_loss", "scikit-learn")),
         "mean squared error of probabilities (scikit-learn's brier_score_loss)",
         higher_is_better=False,
+        label="Brier score",
+        value_range=UNIT,
     ),
     MetricSpec(
         "expected_calibration_error",
@@ -527,6 +794,9 @@ REGISTRY: tuple[MetricSpec, ...] = (
         default_k=10,
         cutoff_option="n_bins",
         higher_is_better=False,
+        label="ECE",
+        label_cut="ECE ({k} bins)",
+        value_range=UNIT,
     ),
     MetricSpec(
         "expected_calibration_error_quantile",
@@ -540,11 +810,138 @@ REGISTRY: tuple[MetricSpec, ...] = (
         default_k=10,
         cutoff_option="n_bins",
         higher_is_better=False,
+        label="quantile ECE",
+        label_cut="quantile ECE ({k} bins)",
+        value_range=UNIT,
     ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
 
 BY_NAME: Mapping[str, MetricSpec] = MappingProxyType({spec.name: spec for spec in REGISTRY})
+
+TREC_PRINT_ORDER: tuple[str, ...] = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref",
+    "Rprec_mult", "utility", "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P",
+    "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+    "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+    "map_avgjg", "P_avgjg", "Rprec_mult_avgjg", "yaap", "rbp", "rbp_resid", "unj",
+)  # fmt: skip
+"""trec_eval 10.0's measure table (``te_trec_measures`` in its measures.c), the
+order it prints measures in, whatever order ``-m`` names them; ``runid`` (the
+run's tag) is printed by the ``trec`` command."""
+
+
+def _not_offered(name: str, summary: str, **facts: Any) -> TrecMeasure:
+    return TrecMeasure(name=name, summary=summary, **facts)
+
+
+TREC_ONLY: tuple[TrecMeasure, ...] = (
+    TrecMeasure(
+        name="num_q",
+        summary="the queries evaluated",
+        core=judged_num_q,
+        aggregate="sum",
+        per_query=False,
+        official=True,
+        higher_is_better=None,
+    ),
+    TrecMeasure(
+        name="num_ret",
+        summary="documents ranked",
+        core=judged_num_ret,
+        aggregate="sum",
+        official=True,
+        higher_is_better=None,
+    ),
+    TrecMeasure(
+        name="num_rel",
+        summary="judged relevant documents, retrieved or not",
+        core=judged_num_rel,
+        aggregate="sum",
+        official=True,
+        higher_is_better=None,
+    ),
+    TrecMeasure(
+        name="num_rel_ret",
+        summary="relevant documents ranked",
+        core=judged_num_rel_ret,
+        aggregate="sum",
+        official=True,
+        higher_is_better=None,
+    ),
+    # trec_eval's measures not offered here (no core): refused by lp.trec, named by
+    # the trec command's note, and their direction known to lp.compare
+    _not_offered(
+        "gm_map", "geometric mean of AP", aggregate="gmean", per_query=False, official=True
+    ),
+    _not_offered("bpref", "binary preference", official=True),
+    _not_offered("iprec_at_recall", "interpolated precision at 11 recall levels", official=True),
+    _not_offered("relstring", "the top ranks' relevance", aggregate="none", higher_is_better=None),
+    _not_offered("infAP", "inferred AP"),
+    _not_offered("gm_bpref", "geometric mean of bpref", aggregate="gmean", per_query=False),
+    _not_offered("Rprec_mult", "precision at multiples of R"),
+    _not_offered("utility", "a linear utility of relevant and irrelevant documents"),
+    _not_offered("11pt_avg", "interpolated precision averaged over 11 recall levels"),
+    _not_offered("binG", "binary G"),
+    _not_offered("G", "normalized cumulative gain (G)"),
+    _not_offered("ndcg_rel", "NDCG averaged over the relevant documents"),
+    _not_offered("Rndcg", "NDCG at R"),
+    _not_offered("relative_P", "precision at k over the best possible"),
+    _not_offered("set_P", "precision of the whole retrieved set"),
+    _not_offered("set_relative_P", "set precision over the best possible"),
+    _not_offered("set_recall", "recall of the whole retrieved set"),
+    _not_offered("set_map", "set precision times set recall"),
+    _not_offered("set_F", "F measure of the retrieved set"),
+    _not_offered(
+        "num_nonrel_judged_ret",
+        "judged irrelevant documents ranked",
+        aggregate="sum",
+        higher_is_better=None,
+    ),
+    _not_offered("rbp", "rank-biased precision"),
+    _not_offered("rbp_resid", "rank-biased precision's residual", higher_is_better=None),
+    _not_offered("unj", "the fraction of unjudged documents at cutoffs", higher_is_better=None),
+    _not_offered("map_avgjg", "AP over judgment sets (-J)", all_trec=False),
+    _not_offered("P_avgjg", "precision over judgment sets (-J)", all_trec=False),
+    _not_offered("Rprec_mult_avgjg", "Rprec_mult over judgment sets (-J)", all_trec=False),
+    _not_offered("yaap", "yet another AP (-J)", all_trec=False),
+)
+"""trec_eval's measures that are no :func:`lodestar_polars.evaluate` metric: the
+counts, and the measures not offered here (``core=None``)."""
+
+
+def _trec_measures() -> dict[str, TrecMeasure]:
+    found: dict[str, TrecMeasure] = {}
+    for measure in (*TREC_ONLY, *(m for spec in REGISTRY for m in spec.trec_eval)):
+        if measure.name in found:  # pragma: no cover - a registry bug
+            msg = f"the trec_eval measure {measure.name!r} is defined twice"
+            raise AssertionError(msg)
+        if measure.name not in TREC_PRINT_ORDER:  # pragma: no cover - a registry bug
+            msg = f"{measure.name!r} is not a trec_eval measure (TREC_PRINT_ORDER)"
+            raise AssertionError(msg)
+        found[measure.name] = measure
+    return dict(sorted(found.items(), key=lambda item: item[1].order))
+
+
+TREC_MEASURES: Mapping[str, TrecMeasure] = MappingProxyType(_trec_measures())
+"""Every trec_eval measure known here, by name, in trec_eval's print order: those
+of the registry's metrics and :data:`TREC_ONLY`.  ``lp.trec``'s table, the
+``trec`` command's help and note, :func:`direction` and the docs read it."""
+
+TREC_METRIC: Mapping[str, MetricSpec] = MappingProxyType(
+    {m.name: spec for spec in REGISTRY for m in spec.trec_eval}
+)
+"""The :func:`lodestar_polars.evaluate` metric each trec_eval measure is, where one is."""
+
+
+def trec_offered() -> list[TrecMeasure]:
+    """The trec_eval measures ``lp.trec.evaluate`` computes, in trec_eval's print order."""
+    return [m for m in TREC_MEASURES.values() if m.offered]
+
 
 NOT_OFFERED: Mapping[str, str] = MappingProxyType(
     {
@@ -639,9 +1036,6 @@ Direction = Literal["higher", "lower"]
 
 OTHER_DIRECTIONS: Mapping[str, Direction] = MappingProxyType(
     {
-        # scikit-learn's expected calibration error, under its two spellings
-        "expected_calibration_error": "lower",
-        "ece": "lower",
         # lp.report's micro family (hit@k; mrr@k and ndcg@k are registry names)
         "hit@k": "higher",
     }
@@ -649,54 +1043,11 @@ OTHER_DIRECTIONS: Mapping[str, Direction] = MappingProxyType(
 """Column names that are not :func:`resolve` names, and their direction (lowercase;
 ``@k`` stands for any cutoff)."""
 
-TREC_DIRECTIONS: Mapping[str, Direction | None] = MappingProxyType(
-    {
-        # counts: how many, not how good (a larger num_rel_ret may come of a longer run)
-        "num_q": None,
-        "num_ret": None,
-        "num_rel": None,
-        "num_rel_ret": None,
-        "num_nonrel_judged_ret": None,
-        "runid": None,
-        "relstring": None,
-        # measures: each a score of the ranking, larger better
-        "map": "higher",
-        "gm_map": "higher",
-        "Rprec": "higher",
-        "bpref": "higher",
-        "gm_bpref": "higher",
-        "recip_rank": "higher",
-        "iprec_at_recall": "higher",
-        "P": "higher",
-        "recall": "higher",
-        "infAP": "higher",
-        "Rprec_mult": "higher",
-        "utility": "higher",
-        "11pt_avg": "higher",
-        "binG": "higher",
-        "G": "higher",
-        "ndcg": "higher",
-        "ndcg_rel": "higher",
-        "Rndcg": "higher",
-        "ndcg_cut": "higher",
-        "map_cut": "higher",
-        "relative_P": "higher",
-        "success": "higher",
-        "set_P": "higher",
-        "set_recall": "higher",
-        "set_relative_P": "higher",
-        "set_map": "higher",
-        "set_F": "higher",
-        "map_avgjg": "higher",
-        "Rprec_mult_avgjg": "higher",
-        "P_avgjg": "higher",
-        "yaap": "higher",
-    }
-)
-"""trec_eval's measures as it prints them (``lp.trec.evaluate`` writes the same names), and
-their direction: None for the counts."""
-
 _TREC_PARAMS = re.compile(r"^(?P<base>.+?)[._](?P<params>[0-9][0-9.,=]*)$")
+
+
+def _way(*, higher_is_better: bool) -> Direction:
+    return "higher" if higher_is_better else "lower"
 
 
 def direction(column: str) -> Direction | None:
@@ -707,8 +1058,8 @@ def direction(column: str) -> Direction | None:
     ``"map_cut.100"``: the metric's :attr:`MetricSpec.higher_is_better`); as
     :func:`lodestar_polars.trec.evaluate` and trec_eval write it (``"map"``,
     ``"P_10"``, ``"ndcg_cut_10"``, ``"bpref"``, ``"iprec_at_recall_0.10"``, from
-    :data:`TREC_DIRECTIONS`: its parameters after ``_`` or ``.`` are digits, dots,
-    commas and ``=``); or as one of :data:`OTHER_DIRECTIONS` (``"ece"``, the
+    :data:`TREC_MEASURES`: its parameters after ``_`` or ``.`` are digits, dots,
+    commas and ``=``); or as one of :data:`OTHER_DIRECTIONS` (the
     report's ``"hit@10"``).  None for a count (``num_ret``) and for any other
     column: a name is never guessed from its ending (``_loss``, ``_error``).
 
@@ -724,19 +1075,20 @@ def direction(column: str) -> Direction | None:
     except InvalidParameterError:  # a name of another tool, a cutoff where none goes
         found = None
     if found is not None:
-        return "higher" if found.spec.higher_is_better else "lower"
+        return _way(higher_is_better=found.spec.higher_is_better)
     text = column.strip()
     match = _PATTERN.match(text)
     if match is not None and match["sep"] in (None, "@"):
         key = match["name"].lower() + ("@k" if match["sep"] == "@" else "")
         if key in OTHER_DIRECTIONS:
             return OTHER_DIRECTIONS[key]
-    if text in TREC_DIRECTIONS:
-        return TREC_DIRECTIONS[text]
+    measure = TREC_MEASURES.get(text)
     params = _TREC_PARAMS.match(text)
-    if params is not None and params["base"] in TREC_DIRECTIONS:
-        return TREC_DIRECTIONS[params["base"]]
-    return None
+    if measure is None and params is not None:
+        measure = TREC_MEASURES.get(params["base"])
+    if measure is None or measure.higher_is_better is None:
+        return None
+    return _way(higher_is_better=measure.higher_is_better)
 
 
 def unknown_metric_message(text: object) -> str:
@@ -762,8 +1114,9 @@ def names_table() -> str:
         return f"`@n`: `{spec.cutoff_option}=n` (default {spec.default_k})"
 
     lines = [
-        "| name | expression | what | better | other names (tool) | takes `@k` | equal scores |",
-        "|---|---|---|---|---|---|---|",
+        "| name | expression | what | label | range | better | other names (tool) | takes `@k` "
+        "| equal scores |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for spec in REGISTRY:
         tools: dict[str, list[str]] = {}
@@ -783,7 +1136,75 @@ def names_table() -> str:
         ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
         better = "higher" if spec.higher_is_better else "lower"
         lines.append(
-            f"| `{spec.name}` | {expression} | {spec.summary} | {better} | {others} "
-            f"| {takes(spec)} | {ties} |"
+            f"| `{spec.name}` | {expression} | {spec.summary} | {_labels(spec)} "
+            f"| {spec.value_range} | {better} | {others} | {takes(spec)} | {ties} |"
         )
     return "\n".join(lines)
+
+
+def _labels(spec: MetricSpec) -> str:
+    """The label a table shows, without the number after ``@`` and with it (as ``k`` or ``n``)."""
+    shown = [] if spec.cutoff == "required" else [spec.display()]
+    if spec.cutoff != "none":
+        shown.append(spec.label_cut.format(label=spec.label, k=spec.cutoff_option[0]))
+    return ", ".join(f"`{label}`" for label in dict.fromkeys(shown))
+
+
+def trec_peer_names(measure: TrecMeasure) -> list[str]:
+    """The ranx, ir_measures and lp.evaluate names ``lp.trec`` reads as ``measure``.
+
+    ``@k`` stands for any cutoff (``ndcg@k`` is ``ndcg_cut`` at ``k``); empty for
+    a measure that is no :func:`lodestar_polars.evaluate` metric (the counts).
+    """
+    spec = TREC_METRIC.get(measure.name)
+    if spec is None:
+        return []
+    names = [spec.name] + [
+        n.text for n in spec.names if n.tool in ("ranx", "ir_measures") and n.cutoff is None
+    ]
+    names = list(dict.fromkeys(names))
+    out = []
+    if spec.trec_measure(cut=False) is measure and spec.cutoff != "required":
+        out += names
+    if spec.trec_measure(cut=True) is measure:
+        out += [f"{name}@k" for name in names]
+    return out
+
+
+def trec_table() -> str:
+    """The docs' table of ``lp.trec``'s measures (docs/coming-from-trec_eval.md).
+
+    One row per trec_eval measure offered, in trec_eval's print order, then
+    trec_eval's two sets and the sentence naming the measures not offered; a
+    test checks that the page holds it as it is.
+    """
+    aggregate = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": ""}
+    lines = [
+        "| trec_eval | what | written | `all` row | better | also read as (ranx / ir_measures) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in trec_offered():
+        if m.params == "cutoffs":
+            defaults = ", ".join(map(str, m.default_cutoffs))
+            written = f"`{m.name}`, `{m.name}.5,10`, `{m.name}_5` (cutoffs; default {defaults})"
+        elif m.params == "gains":
+            written = f"`{m.name}`, `{m.name}.1=3,2=9` (a gain per relevance level)"
+        else:
+            written = f"`{m.name}`"
+        total = aggregate[m.aggregate] + ("" if m.per_query else " (no per-query row)")
+        better = "—" if m.higher_is_better is None else _way(higher_is_better=m.higher_is_better)
+        peers = ", ".join(f"`{name}`" for name in trec_peer_names(m))
+        if m.peers_cut:
+            peers += " (`@k` cuts it at k)"
+        lines.append(f"| `{m.name}` | {m.summary} | {written} | {total} | {better} | {peers} |")
+    official = [m for m in TREC_MEASURES.values() if m.official]
+    lines.append(
+        "| `official` | trec_eval's default set, less what is not offered: "
+        + " ".join(f"`{m.name}`" for m in official if m.offered)
+        + " | | | | |"
+    )
+    lines.append("| `all_trec` | every measure above, at trec_eval's default cutoffs | | | | |")
+    missing = [m.name for m in TREC_MEASURES.values() if m.all_trec and not m.offered]
+    return "\n".join(lines) + (
+        "\n\nNot offered (refused by name): " + ", ".join(f"`{n}`" for n in missing) + "."
+    )

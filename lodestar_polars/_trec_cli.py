@@ -15,11 +15,11 @@ from pathlib import Path
 
 import polars as pl
 
+from lodestar_polars._registry import TREC_MEASURES
 from lodestar_polars.trec import MEASURES, evaluate, first_non_utf8, input_file, parse_measures
 
-_INTEGER = ("num_q", "num_ret", "num_rel", "num_rel_ret")
 # measures of trec_eval's default set ("official") that lodestar_polars does not compute
-NOT_OFFERED = ("gm_map", "bpref", "iprec_at_recall")
+NOT_OFFERED = tuple(m.name for m in TREC_MEASURES.values() if m.official and not m.offered)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -129,7 +129,7 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
             label: _score_run(args, path, names) for label, path in zip(labels, paths, strict=True)
         }
         # counts (num_ret, num_rel, ...) are not compared; the means of the measures are
-        measures = [m.label for m in parsed if m.kind not in _INTEGER]
+        measures = [m.label for m in parsed if not m.measure.is_count]
         if not measures:
             msg = "--compare: no measure to compare (the counts num_q, num_ret, ... are not)."
             raise ValueError(msg)
@@ -165,8 +165,8 @@ def _runid(path: Path) -> str:
     return ""
 
 
-def _value(kind: str, value: float) -> str:
-    return str(round(value)) if kind in _INTEGER else f"{value:.4f}"
+def _value(value: float, *, count: bool) -> str:
+    return str(round(value)) if count else f"{value:.4f}"
 
 
 def run(argv: Sequence[str]) -> int:
@@ -218,17 +218,17 @@ def run(argv: Sequence[str]) -> int:
     if args.format == "json":
         sys.stdout.write(result.write_json() + "\n")
         return 0
-    kinds = {m.label: m.kind for m in parsed}
+    counts = {m.label: m.measure.is_count for m in parsed}  # printed as integers
     per_query = result.filter(pl.col("qid") != "all")
     summary = result.filter(pl.col("qid") == "all")
     out = [
-        f"{measure:<22}\t{qid}\t{_value(kinds[measure], value)}"
+        f"{measure:<22}\t{qid}\t{_value(value, count=counts[measure])}"
         for qid, measure, value in per_query.iter_rows()
     ]
     if wants_runid:
         out.append(f"{'runid':<22}\tall\t{runid}")
     out += [
-        f"{measure:<22}\t{qid}\t{_value(kinds[measure], value)}"
+        f"{measure:<22}\t{qid}\t{_value(value, count=counts[measure])}"
         for qid, measure, value in summary.iter_rows()
     ]
     sys.stdout.write("".join(f"{line}\n" for line in out))

@@ -53,8 +53,13 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._arrow import from_arrow
-from lodestar_polars._core.ir import Judged, measure_values
-from lodestar_polars._registry import resolve
+from lodestar_polars._core.ir import Judged
+from lodestar_polars._registry import (
+    TREC_MEASURES,
+    TrecMeasure,
+    resolve,
+    trec_offered,
+)
 from lodestar_polars._validation import check_bool
 
 __all__ = [
@@ -444,43 +449,31 @@ def write_run(
 
 
 # --------------------------------------------------------------------------- measures
-DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
-"""trec_eval's default cutoffs for ``P``, ``recall``, ``ndcg_cut`` and ``map_cut``."""
-
 MEASURES: dict[str, tuple[int, ...] | None] = {
-    "num_q": None,
-    "num_ret": None,
-    "num_rel": None,
-    "num_rel_ret": None,
-    "map": None,
-    "Rprec": None,
-    "recip_rank": None,
-    "P": DEFAULT_CUTOFFS,
-    "recall": DEFAULT_CUTOFFS,
-    "ndcg": None,
-    "ndcg_cut": DEFAULT_CUTOFFS,
-    "map_cut": DEFAULT_CUTOFFS,
-    "success": (1, 5, 10),
+    m.name: m.default_cutoffs or None for m in trec_offered()
 }
-"""The trec_eval measures offered, in trec_eval's print order, with their default cutoffs."""
-
-_OFFICIAL = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P")
-_COUNTS = ("num_ret", "num_rel", "num_rel_ret")
+"""The trec_eval measures offered, in trec_eval's print order, with their default cutoffs
+(read from the metric registry, ``lodestar_polars._registry.TREC_MEASURES``)."""
 
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure to compute: trec_eval's ``kind``, a cutoff, ndcg gains, and its printed name."""
+    """One measure to compute: trec_eval's measure, a cutoff, ndcg gains, and its printed name."""
 
-    kind: str
+    measure: TrecMeasure
     k: int | None
     gains: tuple[tuple[int, float], ...] | None
     label: str
 
     @property
+    def kind(self) -> str:
+        """trec_eval's name of the measure (``P`` for ``P_10``)."""
+        return self.measure.name
+
+    @property
     def order(self) -> tuple[int, int]:
         """Sort key: trec_eval's print order, then the cutoff."""
-        return list(MEASURES).index(self.kind), self.k or 0
+        return self.measure.order, self.k or 0
 
 
 def _check_positive_int(value: object, name: str) -> int:
@@ -532,27 +525,29 @@ def _gains(text: str, measure: str) -> tuple[tuple[int, float], ...]:
 
 def _parse_one(text: str) -> list[Measure]:
     if text in ("official", "all_trec"):
-        names = _OFFICIAL if text == "official" else tuple(MEASURES)
-        return [m for name in names for m in _parse_one(name)]
+        # trec_eval's sets, as the registry flags them (of the measures offered here)
+        chosen = [m for m in trec_offered() if (m.official if text == "official" else m.all_trec)]
+        return [parsed for m in chosen for parsed in _parse_one(m.name)]
     # trec_eval names: "P", "P.5,10", "P_5", "ndcg.1=3,2=9", "ndcg_cut.10"
     base, dot, params = text.partition(".")
     if not dot:
-        match = re.fullmatch(r"(P|recall|ndcg_cut|map_cut|success)_([0-9]+)", text)
-        if match:
+        match = re.fullmatch(r"(.+)_([0-9]+)", text)
+        found_cut = TREC_MEASURES.get(match[1]) if match else None
+        if match and found_cut is not None and found_cut.params == "cutoffs":
             base, params = match[1], match[2]
-    if base in MEASURES:
-        defaults = MEASURES[base]
-        if base == "ndcg":
+    measure = TREC_MEASURES.get(base)
+    if measure is not None and measure.offered:
+        if measure.params == "gains":
             gains = _gains(params, text) if params else None
-            label = f"ndcg_{params}" if params else "ndcg"
-            return [Measure("ndcg", None, gains, label)]
-        if defaults is None:
+            label = f"{base}_{params}" if params else base
+            return [Measure(measure, None, gains, label)]
+        if measure.params == "none":
             if params:
                 msg = f"measure {text!r}: {base} takes no parameters"
                 raise ValueError(msg)
-            return [Measure(base, None, None, base)]
-        cutoffs = _cutoffs(params, text) if params else list(defaults)
-        return [Measure(base, k, None, f"{base}_{k}") for k in cutoffs]
+            return [Measure(measure, None, None, base)]
+        cutoffs = _cutoffs(params, text) if params else list(measure.default_cutoffs)
+        return [Measure(measure, k, None, f"{base}_{k}") for k in cutoffs]
     # ranx / ir_measures names ("ndcg@10", "nDCG@10", "AP@100", "hit_rate@5", "Rprec"),
     # read through the metric registry: the trec_eval measure each metric is
     found = resolve(text)
@@ -560,11 +555,10 @@ def _parse_one(text: str) -> list[Measure]:
         if found.k is not None and found.k < 1:
             msg = f"measure {text!r}: cutoff {str(found.k)!r} is not a number >= 1"
             raise ValueError(msg)
-        uncut, cut = found.spec.trec
-        kind = uncut if found.k is None else cut
-        if kind is not None:
-            return [Measure(kind, found.k, None, text)]
-        trec_names = [n for n in (uncut, cut) if n is not None]
+        measure = found.spec.trec_measure(cut=found.k is not None)
+        if measure is not None:
+            return [Measure(measure, found.k, None, text)]
+        trec_names = [m.name for m in found.spec.trec_eval]
         msg = (
             f"measure {text!r}: {found.spec.name} (lp.{found.spec.expression.__name__}) is not "
             f"a trec_eval measure{' with a cutoff' if found.k is not None else ''}"
@@ -576,13 +570,23 @@ def _parse_one(text: str) -> list[Measure]:
             )
         )
         raise ValueError(msg)
+    known = TREC_MEASURES.get(base)
+    not_offered = f" (trec_eval's {known.summary}, not offered here)" if known else ""
     msg = (
-        f"unknown measure {text!r}: expected a trec_eval measure among {list(MEASURES)} "
+        f"unknown measure {text!r}{not_offered}: expected a trec_eval measure among "
+        f"{list(MEASURES)} "
         "(with `.k1,k2` cutoffs, or `ndcg.level=gain,...`), 'official', 'all_trec', or a "
         "ranx / ir_measures name such as 'ndcg@10', 'P@10', 'AP@100', 'RR@10', 'R@100', "
         "'Success@10', 'Rprec'"
     )
     raise ValueError(msg)
+
+
+def _computed(m: Measure, data: Judged) -> np.ndarray:
+    """The measure's values per query, by the core its registry entry carries."""
+    core = m.measure.core
+    assert core is not None  # parse_measures gives the offered measures only
+    return core(data, m.k, m.gains)
 
 
 def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
@@ -989,30 +993,25 @@ def evaluate(
         float32_scores=bool(float32_scores),
     )
     queries, data = prepared.queries, prepared.data
-    per_q = [m for m in parsed if m.kind != "num_q"]
-    values = np.array(
-        [measure_values(data, m.kind, m.k, m.gains) for m in per_q], dtype=np.float64
-    ).reshape(len(per_q), len(queries))
-    totals = [float(len(queries)) if m.kind == "num_q" else None for m in parsed]
-    summary = []
-    row = 0
-    for m, total in zip(parsed, totals, strict=True):
-        if total is not None:
-            summary.append(total)
-            continue
-        column = values[row]
-        row += 1
-        summary.append(float(column.sum()) if m.kind in _COUNTS else float(column.mean()))
+    # each measure's core, as its registry entry carries it: one value per query
+    values = np.array([_computed(m, data) for m in parsed], dtype=np.float64).reshape(
+        len(parsed), len(queries)
+    )
+    summary = [
+        float(column.sum()) if m.measure.is_count else float(column.mean())
+        for m, column in zip(parsed, values, strict=True)
+    ]
     labels = [m.label for m in parsed]
+    per_q = [i for i, m in enumerate(parsed) if m.measure.per_query]
     if wide:
         columns: dict[str, Any] = {"qid": [*queries, "all"] if per_query else ["all"]}
-        row = 0
-        for m, total in zip(parsed, summary, strict=True):
-            if m.kind == "num_q":
-                column_values = [None] * len(queries) if per_query else []
-            else:
-                column_values = values[row].tolist() if per_query else []
-                row += 1
+        for i, (m, total) in enumerate(zip(parsed, summary, strict=True)):
+            if not per_query:
+                column_values: list[float | None] = []
+            elif m.measure.per_query:
+                column_values = values[i].tolist()
+            else:  # num_q: the all row only
+                column_values = [None] * len(queries)
             columns[m.label] = pl.Series([*column_values, total], dtype=pl.Float64)
         return pl.DataFrame(columns)
     all_rows = pl.DataFrame(
@@ -1024,8 +1023,8 @@ def evaluate(
     q_rows = pl.DataFrame(
         {
             "qid": np.repeat(np.array(queries, dtype=object), len(per_q)),
-            "measure": [m.label for m in per_q] * len(queries),
-            "value": values.T.ravel(),
+            "measure": [labels[i] for i in per_q] * len(queries),
+            "value": values[per_q].T.ravel(),
         },
         schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64},
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -12,10 +13,18 @@ import lodestar_polars as lp
 from lodestar_polars._registry import (
     BY_NAME,
     REGISTRY,
+    TREC_MEASURES,
+    TREC_METRIC,
+    TREC_ONLY,
+    TREC_PRINT_ORDER,
+    Range,
     direction,
     metric_names,
     names_table,
     resolve,
+    trec_offered,
+    trec_peer_names,
+    trec_table,
 )
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -289,3 +298,264 @@ def test_direction_of_every_trec_label() -> None:
     for measure in lp.trec.parse_measures(["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5"]):
         expected = None if measure.kind in counts else "higher"
         assert direction(measure.label) == expected, measure.label
+
+
+# ---- labels and value ranges ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("metric", "k", "expected"),
+    [
+        ("ndcg", 10, "NDCG@10"),
+        ("precision", 10, "P@10"),
+        ("reciprocal_rank", 10, "MRR@10"),
+        ("average_precision_at_k", 100, "MAP@100"),
+        ("hit_rate", 5, "HR@5"),
+        ("ndcg", None, "NDCG"),
+        ("average_precision", 10, "AP"),  # takes no cutoff: the number is not shown
+        ("top_k_accuracy", None, "top-2 accuracy"),  # its default k, which the name means
+        ("top_k_accuracy", 3, "top-3 accuracy"),
+        ("expected_calibration_error", None, "ECE"),
+        ("expected_calibration_error", 15, "ECE (15 bins)"),
+    ],
+)
+def test_display_label(metric: str, k: int | None, expected: str) -> None:
+    assert BY_NAME[metric].display(k) == expected
+
+
+def test_labels_tell_the_metrics_apart() -> None:
+    """A table or plot never shows two metrics under one label."""
+    for k in (None, 10):
+        labels = [spec.display(k) for spec in REGISTRY]
+        assert len(set(labels)) == len(labels), labels
+
+
+@pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
+def test_values_lie_in_the_range(spec: object) -> None:
+    """Every value of every metric, on random groups with ties and graded truth, is in its range."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    n = 600
+    graded = spec.name in ("dcg", "ndcg", "dcg_burges", "ndcg_burges")  # type: ignore[attr-defined]
+    frame = pl.DataFrame(
+        {
+            "q": rng.integers(0, 40, n),
+            "t": rng.integers(-1 if spec.name.startswith("dcg") else 0, 4 if graded else 2, n),  # type: ignore[attr-defined]
+            "s": rng.choice([0.05, 0.2, 0.5, 0.7, 0.95], n),
+        }
+    )
+    if spec.name == "top_k_accuracy":  # type: ignore[attr-defined]
+        # one true class per group, as top-k accuracy needs
+        frame = frame.with_columns(t=(pl.int_range(pl.len()).over("q") == 0).cast(pl.Int64))
+    cut = spec.cutoff != "none"  # type: ignore[attr-defined]
+    name = spec.name + ("@3" if cut else "")  # type: ignore[attr-defined]
+    values = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)[name]
+    values = values.drop_nulls().to_list()
+    assert values, name
+    outside = [v for v in values if v not in spec.value_range]  # type: ignore[attr-defined]
+    assert not outside, (name, str(spec.value_range), outside[:3])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("metric", "truth", "score", "value"),
+    [
+        # gain -1 at rank 1, 0 at rank 2: DCG = -1 / log2(2) + 0 / log2(3) = -1, below 0
+        ("dcg", [-1, 0], [0.9, 0.1], -1.0),
+        # three relevant labels of three: read all three to see them, past 1
+        ("coverage_error", [1, 1, 1], [0.9, 0.5, 0.1], 3.0),
+        # a positive given probability 0.1: -ln(0.1), past 1
+        ("log_loss", [1, 0], [0.1, 0.1], -(math.log(0.1) + math.log(0.9)) / 2),
+    ],
+)
+def test_a_range_past_one_is_reached(
+    metric: str, truth: list[int], score: list[float], value: float
+) -> None:
+    """The ranges that are not [0, 1] are so because such values occur (hand arithmetic)."""
+    frame = pl.DataFrame({"q": [1] * len(truth), "t": truth, "s": score})
+    got = lp.evaluate(frame, [metric], by="q", y_true="t", y_score="s")[metric][0]
+    assert got == pytest.approx(value, rel=1e-12)
+    assert got in BY_NAME[metric].value_range
+    assert got not in Range(0.0, 1.0)
+
+
+# ---- trec_eval's measures: one entry each, checked against trec_eval's own output ------------
+
+TREC_DATA = Path(__file__).parent / "data" / "trec_eval"
+_PARAMS = re.compile(r"^(?P<base>.+?)[._](?P<params>[0-9][0-9.,=]*)$")
+
+
+def _printed(file: str) -> list[tuple[str, str, str]]:
+    """(measure name, qid, value) of each line of one of trec_eval's expected outputs."""
+    rows = []
+    for line in (TREC_DATA / file).read_text().splitlines():
+        label, qid, value = line.split("\t")
+        label = label.strip()
+        match = _PARAMS.match(label)
+        rows.append(
+            (label if label in TREC_PRINT_ORDER or not match else match["base"], qid, value)
+        )
+    return rows
+
+
+def _in_order(names: list[str]) -> list[str]:
+    return list(dict.fromkeys(names))
+
+
+def test_trec_print_order_is_trec_eval_s() -> None:
+    """TREC_PRINT_ORDER orders every measure as trec_eval prints it (per query, then all)."""
+    for file in ("out.test", "out.test.a", "out.test.aq"):
+        rows = _printed(file)
+        for part in ([r for r in rows if r[1] != "all"], [r for r in rows if r[1] == "all"]):
+            names = _in_order([name for name, _, _ in part])
+            places = [TREC_PRINT_ORDER.index(name) for name in names]
+            assert places == sorted(places), (file, names)
+
+
+def test_trec_sets_are_trec_eval_s() -> None:
+    """`official` and `all_trec` are the measures trec_eval prints for them (runid: the command)."""
+    official = {name for name, _, _ in _printed("out.test")}
+    all_trec = {name for file in ("out.test.a", "out.test.aq") for name, _, _ in _printed(file)}
+    assert official == {"runid"} | {m.name for m in TREC_MEASURES.values() if m.official}
+    assert all_trec == {"runid"} | {m.name for m in TREC_MEASURES.values() if m.all_trec}
+
+
+def test_trec_aggregation_and_per_query_rows_are_trec_eval_s() -> None:
+    """Which measures have per-query rows, and how `all` sums or averages them: trec_eval's."""
+    by_label: dict[str, list[tuple[str, str]]] = {}
+    for line in (TREC_DATA / "out.test.aq").read_text().splitlines():
+        label, qid, value = line.split("\t")
+        by_label.setdefault(label.strip(), []).append((qid, value))
+    checked = set()
+    for label, rows in by_label.items():
+        match = _PARAMS.match(label)
+        name = label if label in TREC_PRINT_ORDER or not match else match["base"]
+        if name == "runid":
+            continue
+        measure = TREC_MEASURES[name]
+        per_query = [value for qid, value in rows if qid != "all"]
+        totals = [value for qid, value in rows if qid == "all"]
+        assert bool(per_query) == measure.per_query, label
+        assert bool(totals) == (measure.aggregate != "none"), label
+        if not per_query or not totals:
+            continue
+        values = [float(v) for v in per_query]
+        if measure.aggregate == "sum":  # a count: printed as an integer, the sum
+            assert totals == [str(round(sum(values)))], label
+        elif measure.aggregate == "mean":  # of values printed to 4 decimals, within their rounding
+            assert abs(sum(values) / len(values) - float(totals[0])) <= 1e-4 + 1e-12, label
+        checked.add(name)
+    assert checked >= {m.name for m in trec_offered() if m.per_query}
+
+
+def test_every_trec_measure_is_one_entry() -> None:
+    """Each trec_eval measure known is defined once, in trec_eval's table, with its direction."""
+    entries = [*TREC_ONLY, *(m for spec in REGISTRY for m in spec.trec_eval)]
+    assert len({m.name for m in entries}) == len(entries)
+    assert list(TREC_MEASURES) == sorted(TREC_MEASURES, key=TREC_PRINT_ORDER.index)
+    assert set(lp.trec.MEASURES) == {m.name for m in entries if m.offered}
+    for m in entries:
+        expected = (
+            None if m.higher_is_better is None else ("higher" if m.higher_is_better else "lower")
+        )
+        assert direction(m.name) == expected, m.name
+        spec = TREC_METRIC.get(m.name)
+        if spec is not None:  # a measure that is a metric goes its metric's way
+            assert m.higher_is_better == spec.higher_is_better, m.name
+
+
+@pytest.mark.parametrize("measure", trec_offered(), ids=lambda m: m.name)
+def test_trec_measure_is_written_as_its_entry_says(measure: object) -> None:
+    """The bare name, `.k1,k2` and `_k` for cutoffs, `.level=gain` for gains, and nothing else."""
+    name = measure.name  # type: ignore[attr-defined]
+    bare = lp.trec.parse_measures(name)
+    assert all(m.measure is measure for m in bare)
+    if measure.params == "cutoffs":  # type: ignore[attr-defined]
+        assert [m.k for m in bare] == list(measure.default_cutoffs)  # type: ignore[attr-defined]
+        assert [(m.label, m.k) for m in lp.trec.parse_measures(f"{name}.7,3")] == [
+            (f"{name}_3", 3),
+            (f"{name}_7", 7),
+        ]
+        assert [(m.label, m.k) for m in lp.trec.parse_measures(f"{name}_7")] == [(f"{name}_7", 7)]
+    elif measure.params == "gains":  # type: ignore[attr-defined]
+        (m,) = lp.trec.parse_measures(f"{name}.1=3,2=9")
+        assert (m.label, m.gains) == (f"{name}_1=3,2=9", ((1, 3.0), (2, 9.0)))
+    else:
+        assert [(m.label, m.k) for m in bare] == [(name, None)]
+        with pytest.raises(ValueError, match=f"{name} takes no parameters"):
+            lp.trec.parse_measures(f"{name}.7")
+
+
+def test_not_offered_trec_measures_are_named_so() -> None:
+    for measure in TREC_MEASURES.values():
+        if not measure.offered:
+            with pytest.raises(ValueError, match=f"'{measure.name}' .*not offered here"):
+                lp.trec.parse_measures(measure.name)
+
+
+def test_docs_trec_table_is_the_registry() -> None:
+    """docs/coming-from-trec_eval.md holds the registry's measure table as it is."""
+    page = (DOCS / "coming-from-trec_eval.md").read_text(encoding="utf-8")
+    assert trec_table() in page, (
+        "docs/coming-from-trec_eval.md's measure table differs from the registry; replace it "
+        "with lodestar_polars._registry.trec_table()"
+    )
+
+
+@pytest.mark.parametrize("measure", trec_offered(), ids=lambda m: m.name)
+def test_trec_table_peer_names_read_as_the_measure(measure: object) -> None:
+    """Each ranx / ir_measures name the table gives for a measure is read by lp.trec as it."""
+    for name in trec_peer_names(measure):  # type: ignore[arg-type]
+        (parsed,) = lp.trec.parse_measures(name.replace("@k", "@10"))
+        assert parsed.measure is measure, name
+        assert parsed.k == (10 if name.endswith("@k") else None), name
+
+
+# ---- docs/adding-a-metric.md: what it claims ----------------------------------------------
+
+ADDING = DOCS / "adding-a-metric.md"
+
+
+def test_adding_a_metric_page_lists_every_field_of_an_entry() -> None:
+    """The page's table of MetricSpec fields is the dataclass's, and its example sets only those."""
+    import dataclasses
+
+    from lodestar_polars._registry import MetricSpec
+
+    page = ADDING.read_text(encoding="utf-8")
+    table = page.split("| field of `MetricSpec` |", 1)[1].split("\n\n", 1)[0]
+    listed = {
+        name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])
+    }
+    assert listed == {f.name for f in dataclasses.fields(MetricSpec)}
+    entry = page.split("MetricSpec(\n", 1)[1].split("```", 1)[0]
+    assert set(re.findall(r"^\s+(\w+)=", entry, re.MULTILINE)) <= listed
+
+
+def test_adding_a_metric_page_names_tests_that_take_every_entry() -> None:
+    """The tests the page says a new entry gets without an edit exist and read the registry."""
+    import inspect
+    import sys
+
+    page = ADDING.read_text(encoding="utf-8")
+    named = re.findall(r"`tests/test_registry\.py::(\w+)`", page)
+    assert len(named) >= 5
+    module = sys.modules[__name__]
+    for name in named:
+        test = getattr(module, name)
+        marks = getattr(test, "pytestmark", [])
+        over_entries = any(
+            m.name == "parametrize" and list(m.args[1]) == list(REGISTRY) for m in marks
+        )
+        source = inspect.getsource(test)
+        assert over_entries or "in REGISTRY" in source or "names_table()" in source, name
+
+
+def test_adding_a_metric_page_paths_exist() -> None:
+    """Every file the page points to exists (the example's own files, err.md, aside)."""
+    root = DOCS.parent
+    page = ADDING.read_text(encoding="utf-8")
+    paths = set(re.findall(r"`((?:lodestar_polars|docs|tests)/[\w/.-]+\.(?:py|md))`", page))
+    assert len(paths) >= 8
+    for path in paths - {"docs/metrics/err.md"}:
+        assert (root / path).is_file(), path

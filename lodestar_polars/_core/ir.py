@@ -30,8 +30,9 @@ order a sort by ``(qid, score desc, docno desc)`` gives, trec_eval's), with
 per-query lengths that may be 0 (a judged query the run does not rank, which
 ``-c`` scores), the per-query count of relevant judged documents
 ``n_relevant`` (retrieved or not), and the judged gains of each query in
-ideal order for the ideal DCG.  :func:`measure_values` computes one measure
-for every query at once; there is no loop over queries.
+ideal order for the ideal DCG.  Each trec_eval measure is one function
+``judged_*(data, k, gains)`` computing it for every query at once (there is no
+loop over queries); the metric registry carries each as its entry's core.
 """
 
 from __future__ import annotations
@@ -353,7 +354,11 @@ class Judged:
         return self.sum(hit_term(self.rows.relevant, self.rows.position, k))
 
 
-def gains_of(relevance: np.ndarray, gains: tuple[tuple[int, float], ...] | None) -> np.ndarray:
+Gains = tuple[tuple[int, float], ...] | None
+"""trec_eval's ``ndcg.level=gain,...``: a gain for each listed relevance level (None: the level)."""
+
+
+def gains_of(relevance: np.ndarray, gains: Gains) -> np.ndarray:
     """The gain of each judged relevance: the relevance itself, or ``gains`` where it names it.
 
     An unjudged row (relevance < 0) gains 0, as in trec_eval.
@@ -365,9 +370,7 @@ def gains_of(relevance: np.ndarray, gains: tuple[tuple[int, float], ...] | None)
     return out
 
 
-def ideal_dcg(
-    data: Judged, k: int | None, gains: tuple[tuple[int, float], ...] | None
-) -> np.ndarray:
+def ideal_dcg(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
     """DCG of each query's judged documents in the best order, cut at ``k``.
 
     Only positive gains count, highest first (trec_eval's ideal: every judged
@@ -377,51 +380,74 @@ def ideal_dcg(
     return ideal_dcg_segments(np.where(gain > 0, gain, 0.0), data.ideal_length, k=k)
 
 
-def measure_values(
-    data: Judged,
-    kind: str,
-    k: int | None = None,
-    gains: tuple[tuple[int, float], ...] | None = None,
-) -> np.ndarray:
-    """One trec_eval measure (``kind``, cutoff ``k``) for every query of ``data``.
+# --------------------------------------------------------------------------- trec_eval's measures
+# One function per measure, each ``core(data, k, gains)`` for every query of ``data``
+# at once; the registry (``lodestar_polars._registry``) names them, and
+# ``lp.trec.evaluate`` calls the one an entry carries (no dispatch on names).
+def judged_num_q(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``num_q``: 1 per query (summed in ``all``: the number of queries)."""
+    return np.ones(data.length.size, dtype=np.float64)
 
-    ``kind`` is one of ``num_ret``, ``num_rel``, ``num_rel_ret``, ``map``,
-    ``map_cut``, ``Rprec``, ``recip_rank``, ``P``, ``recall``, ``success``,
-    ``ndcg``, ``ndcg_cut``.
-    """
+
+def judged_num_ret(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``num_ret``: the ranked documents of each query."""
+    return data.length.astype(np.float64)
+
+
+def judged_num_rel(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``num_rel``: the judged relevant documents of each query, retrieved or not."""
+    return data.n_relevant.astype(np.float64)
+
+
+def judged_num_rel_ret(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``num_rel_ret``: the relevant documents ranked."""
+    return data.hits(None)
+
+
+def judged_average_precision(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``map`` (``k=None``) and ``map_cut.k``: precision at each relevant rank over ``num_rel``."""
     rows = data.rows
-    rel, cum, pos = rows.relevant, rows.cum_relevant, rows.position
-    n_rel = data.n_relevant.astype(np.float64)
-    if kind == "num_ret":
-        return data.length.astype(np.float64)
-    if kind == "num_rel":
-        return n_rel
-    if kind == "num_rel_ret":
-        return data.hits(None)
-    if kind in ("map", "map_cut"):
-        return ratio_or_zero(data.sum(average_precision_term(rel, cum, pos, k)), n_rel)
-    if kind == "recip_rank":
-        return data.sum(reciprocal_rank_term(rel, cum, pos, k))
-    if kind == "P":
-        assert k is not None
-        return precision_at(data.hits(k), k)
-    if kind == "recall":
-        return ratio_or_zero(data.hits(k), n_rel)
-    if kind == "success":
-        return (data.hits(k) > 0).astype(np.float64)
-    if kind == "Rprec":
-        # relevant rows above position R, R = the query's own n_relevant
-        within = pos < data.n_relevant[rows.segment]
-        return ratio_or_zero(data.sum(rel * within), n_rel)
-    if kind in ("ndcg", "ndcg_cut"):
-        g = gains if kind == "ndcg" else None
-        dcg = data.sum(gain_term(gains_of(data.relevance, g), pos, k))
-        return ratio_or_zero(dcg, ideal_dcg(data, k, g))
-    msg = f"unknown measure kind {kind!r}"
-    raise ValueError(msg)
+    terms = average_precision_term(rows.relevant, rows.cum_relevant, rows.position, k)
+    return ratio_or_zero(data.sum(terms), data.n_relevant.astype(np.float64))
+
+
+def judged_reciprocal_rank(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``recip_rank``: 1 / rank of the first relevant document (cut at ``k`` where given)."""
+    rows = data.rows
+    return data.sum(reciprocal_rank_term(rows.relevant, rows.cum_relevant, rows.position, k))
+
+
+def judged_precision(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``P.k``: relevant documents in the top ``k``, over ``k``."""
+    assert k is not None
+    return precision_at(data.hits(k), k)
+
+
+def judged_recall(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``recall.k``: relevant documents in the top ``k``, over ``num_rel``."""
+    return ratio_or_zero(data.hits(k), data.n_relevant.astype(np.float64))
+
+
+def judged_success(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``success.k``: 1 where a relevant document is in the top ``k``."""
+    return (data.hits(k) > 0).astype(np.float64)
+
+
+def judged_r_precision(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``Rprec``: relevant documents above position ``R``, ``R`` the query's ``num_rel``."""
+    rows = data.rows
+    within = rows.position < data.n_relevant[rows.segment]
+    return ratio_or_zero(data.sum(rows.relevant * within), data.n_relevant.astype(np.float64))
+
+
+def judged_ndcg(data: Judged, k: int | None, gains: Gains) -> np.ndarray:
+    """``ndcg`` (``gains`` per level, no cutoff) and ``ndcg_cut.k`` (the relevance as gain)."""
+    dcg = data.sum(gain_term(gains_of(data.relevance, gains), data.rows.position, k))
+    return ratio_or_zero(dcg, ideal_dcg(data, k, gains))
 
 
 __all__ = [
+    "Gains",
     "Judged",
     "average_precision_at_k_segments",
     "average_precision_term",
@@ -433,8 +459,18 @@ __all__ = [
     "hit_rate_segments",
     "hit_term",
     "ideal_dcg",
+    "judged_average_precision",
+    "judged_ndcg",
+    "judged_num_q",
+    "judged_num_rel",
+    "judged_num_rel_ret",
+    "judged_num_ret",
+    "judged_precision",
+    "judged_r_precision",
+    "judged_recall",
+    "judged_reciprocal_rank",
+    "judged_success",
     "log_miss_term",
-    "measure_values",
     "precision_at",
     "precision_segments",
     "r_precision_segments",
