@@ -340,9 +340,10 @@ def report_html(
 
     Parameters
     ----------
-    payload : dict
-        What :func:`lodestar_polars.ranking_report` returns (or the same dict read back from
-        JSON).
+    payload : RankingReport or dict
+        What :func:`lodestar_polars.ranking_report` returns (a
+        :class:`~lodestar_polars.RankingReport`, whose ``to_html`` calls this function), or the
+        same payload as a plain dict, such as one read back from JSON.
     path : str or pathlib.Path
         The ``.html`` file to write (overwritten).
     title : str, default "Ranking report"
