@@ -40,7 +40,7 @@ from lodestar_polars._label_ranking import (
     label_ranking_loss,
 )
 from lodestar_polars._reciprocal_rank import reciprocal_rank
-from lodestar_polars._report import ranking_report
+from lodestar_polars._report import RankingReport, ranking_report
 from lodestar_polars._report_html import report_html
 from lodestar_polars._serving import top_k
 from lodestar_polars._summarize import summarize
@@ -58,6 +58,7 @@ __all__ = [
     "Comparison",
     "InvalidParameterError",
     "Progress",
+    "RankingReport",
     "RefusedGroupError",
     "UndefinedMetricWarning",
     "arrays",

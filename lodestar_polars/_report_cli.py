@@ -8,16 +8,18 @@ as one static HTML page (``--html``).  Errors are one line on stderr and exit st
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
+
+if TYPE_CHECKING:
+    from lodestar_polars._report import RankingReport
 
 PROG = "lodestar-polars report"
 OBJECTIVES = ("accuracy", "balanced", "coverage")
@@ -248,7 +250,7 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
             )
 
 
-def _report(args: argparse.Namespace, progress: _Progress) -> dict[str, Any]:
+def _report(args: argparse.Namespace, progress: _Progress) -> RankingReport:
     from lodestar_polars._comparability import ComparabilityState
 
     _output(args.json, "--json")
@@ -258,7 +260,7 @@ def _report(args: argparse.Namespace, progress: _Progress) -> dict[str, Any]:
     objectives = tuple(dict.fromkeys(args.objectives or ("accuracy", "coverage")))
     inputs = [p for p in (args.scores, args.truth, args.train) if p is not None]
 
-    def grade(whole_file_schema: bool) -> dict[str, Any]:  # noqa: FBT001
+    def grade(whole_file_schema: bool) -> RankingReport:  # noqa: FBT001
         scores = _scan(args.scores, "scores", whole_file_schema=whole_file_schema)
         truth: Any = args.truth_column
         if args.truth is not None:
@@ -289,7 +291,7 @@ def _report(args: argparse.Namespace, progress: _Progress) -> dict[str, Any]:
 
 def _ranking_report(
     args: argparse.Namespace, keys: list[str], scores: Any, truth: Any, train: Any, state: Any
-) -> dict[str, Any]:
+) -> RankingReport:
     from lodestar_polars._report import ranking_report
 
     objectives = tuple(dict.fromkeys(args.objectives or ("accuracy", "coverage")))
@@ -319,17 +321,16 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         payload = _report(args, progress)
         if args.json is not None:
-            args.json.write_text(json.dumps(payload, indent=2, allow_nan=False) + "\n")
+            payload.to_json(args.json)  # the payload as the library returns it
             progress(f"wrote {args.json}")
         if args.html is not None:
-            from lodestar_polars._report_html import report_html
+            from lodestar_polars._report import RankingReport, decision_of
 
             progress(f"drawing {args.html}")
-            from lodestar_polars._report import decision_of
-
             # the page's decision in the command's words (--train FILE, not train=)
-            page = {**payload, "decision": decision_of(payload, floor_hint=CLI_FLOOR_HINT)}
-            report_html(page, args.html, title=f"Ranking report: {args.scores.name}")
+            page = RankingReport(payload)
+            page["decision"] = decision_of(payload, floor_hint=CLI_FLOOR_HINT)
+            page.to_html(args.html, title=f"Ranking report: {args.scores.name}")
             progress(f"wrote {args.html}")
     except (
         InvalidParameterError,

@@ -17,7 +17,7 @@ from typing import Any
 
 from lodestar_polars._report import decision_of
 
-__all__ = ["report_html"]
+__all__ = ["report_fragment", "report_html"]
 
 CALLER = "report_html"
 REQUIRED = ("objectives", "objective_alpha", "baselines", "uncertainty", "primary_score")
@@ -76,8 +76,9 @@ def _table(
 ) -> str:
     head = "".join(f"<th>{h}</th>" for h in header)
     body = "".join("<tr>" + "".join(cells) + "</tr>" for cells in rows)
+    ident = f' id="{table_id}"' if table_id else ""  # none in a notebook's fragment
     return (
-        f'<table id="{table_id}"><caption>{_esc(caption)}</caption>'
+        f"<table{ident}><caption>{_esc(caption)}</caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     )
 
@@ -109,7 +110,7 @@ def _check(payload: object) -> Mapping[str, Any]:
     return payload
 
 
-def _family_table(payload: Mapping[str, Any], family: str) -> str:
+def _family_table(payload: Mapping[str, Any], family: str, *, table_id: str | None = None) -> str:
     objectives: Mapping[str, Any] = payload["objectives"]
     baselines: Mapping[str, Any] = payload["baselines"] or {}
     alphas: Mapping[str, Any] = payload["objective_alpha"] or {}
@@ -137,7 +138,7 @@ def _family_table(payload: Mapping[str, Any], family: str) -> str:
         if family == "micro"
         else "Coverage (macro): per item and catalogue-wide, expectations over tie orders."
     )
-    return _table(family, header, rows, caption)
+    return _table(family if table_id is None else table_id, header, rows, caption)
 
 
 def _interval(entry: Mapping[str, Any] | None) -> str:
@@ -148,11 +149,12 @@ def _interval(entry: Mapping[str, Any] | None) -> str:
     )
 
 
-def _uncertainty_section(payload: Mapping[str, Any]) -> str:
+def _uncertainty_section(payload: Mapping[str, Any], *, ids: bool = True) -> str:
     unc = payload["uncertainty"]
     if not unc:
+        ident = ' id="no-uncertainty"' if ids else ""
         return (
-            '<p class="note" id="no-uncertainty">No intervals: the report had fewer than two '
+            f'<p class="note"{ident}>No intervals: the report had fewer than two '
             "resampling units.</p>"
         )
     level = unc.get("confidence_level", 0.95)
@@ -195,7 +197,9 @@ def _uncertainty_section(payload: Mapping[str, Any]) -> str:
                 f'<td class="{_esc(verdict)}">{_esc(VERDICT_TEXT.get(verdict, verdict))}</td>',
             ]
         rows.append(cells)
-    table = _table("uncertainty", header, rows, "Micro metrics with bootstrap intervals.")
+    table = _table(
+        "uncertainty" if ids else "", header, rows, "Micro metrics with bootstrap intervals."
+    )
     return intro + table
 
 
@@ -287,6 +291,38 @@ def _interval_figure(payload: Mapping[str, Any], figure_cls: Any) -> str:
     return f'<figure id="intervals">{_svg(fig)}<figcaption>{_esc(caption)}</figcaption></figure>'
 
 
+def report_fragment(payload: Mapping[str, Any]) -> str:
+    """The report as a compact HTML fragment, for a notebook: no figures, no matplotlib.
+
+    The decision sentence first, then the notes, the protocol in one line, the micro and macro
+    families per objective next to the baselines, and the bootstrap intervals with their
+    verdicts (the tables of the page, without its ids, styles and figures).  It is what
+    :class:`lodestar_polars.RankingReport` shows in Jupyter (``_repr_html_``).
+    """
+    data = _check(payload)
+    decision = data.get("decision") or decision_of(data)
+    verdict_class = _esc(decision["verdict"] or "no-verdict")
+    notes = "".join(f'<p class="note">{_esc(note)}</p>' for note in data.get("notes") or ())
+    alphas: Mapping[str, Any] = data["objective_alpha"] or {}
+    shown = ", ".join(f"{_esc(n)} ({_alpha_label(alphas.get(n))})" for n in data["objectives"])
+    protocol = (
+        f"<p>{_num(data.get('n_lists'))} graded lists ({_num(data.get('n_dropped'))} dropped, "
+        f"{_num(data.get('n_unseen_truth'))} unseen truth), {_num(data.get('n_items'))} items, "
+        f"k = {_num(data.get('k'))}; objectives: {shown}.</p>"
+    )
+    parts = [
+        '<div class="lodestar-ranking-report">',
+        f'<p class="decision {verdict_class}"><strong>{_esc(decision["sentence"])}</strong></p>',
+        notes,
+        protocol,
+        _family_table(data, "micro", table_id=""),
+        _family_table(data, "macro", table_id=""),
+        _uncertainty_section(data, ids=False),
+        "</div>",
+    ]
+    return "".join(parts)
+
+
 def report_html(
     payload: Mapping[str, Any], path: str | Path, *, title: str = "Ranking report"
 ) -> Path:
@@ -304,9 +340,10 @@ def report_html(
 
     Parameters
     ----------
-    payload : dict
-        What :func:`lodestar_polars.ranking_report` returns (or the same dict read back from
-        JSON).
+    payload : RankingReport or dict
+        What :func:`lodestar_polars.ranking_report` returns (a
+        :class:`~lodestar_polars.RankingReport`, whose ``to_html`` calls this function), or the
+        same payload as a plain dict, such as one read back from JSON.
     path : str or pathlib.Path
         The ``.html`` file to write (overwritten).
     title : str, default "Ranking report"

@@ -27,6 +27,7 @@ CLASS_PAGES = {
     "UndefinedMetricWarning": DOCS / "arrays.md",
     "ComparabilityState": DOCS / "comparability.md",
     "Comparison": DOCS / "compare.md",
+    "RankingReport": DOCS / "report.md",
 }  # others: evaluate.md
 
 

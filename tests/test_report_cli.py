@@ -88,6 +88,22 @@ def test_json_equals_ranking_report(
     assert verdict in captured.out
 
 
+def test_json_is_the_reports_to_json(files: dict[str, Path], tmp_path: Path) -> None:
+    """--json writes the bytes RankingReport.to_json writes for the same call."""
+    out, mine = tmp_path / "cli.json", tmp_path / "lib.json"
+    argv = ["report", str(files["csv"]), "--train", str(files["train"]), "-k", "3",
+            "--n-resamples", "50", "--json", str(out), "--quiet"]  # fmt: skip
+    assert run(argv) == 0
+    report = lp.ranking_report(
+        pl.read_csv(files["csv"]), by="user", item="item", score="score", truth="clicked", k=3,
+        train=pl.read_parquet(files["train"]), n_resamples=50,
+    )  # fmt: skip
+    assert report.to_json(mine) == mine
+    assert out.read_bytes() == mine.read_bytes()
+    assert out.read_text() == json.dumps(report.to_dict(), indent=2, allow_nan=False) + "\n"
+    assert lp.RankingReport(_payload(out)) == report
+
+
 def test_truth_file_equals_truth_column(files: dict[str, Path], tmp_path: Path) -> None:
     """--truth FILE (realised pairs) gives the payload the 0/1 column gives (CSV in)."""
     a, b = tmp_path / "a.json", tmp_path / "b.json"

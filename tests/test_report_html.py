@@ -22,7 +22,13 @@ pytest.importorskip("matplotlib", reason="report_html needs the report extra (ma
 
 
 def _payload(*, train: bool = True) -> dict[str, Any]:
-    """A real payload: three objectives, the popularity floor, a bootstrap over users."""
+    """A real payload read back from JSON: three objectives, the floor, a bootstrap over users."""
+    back: dict[str, Any] = json.loads(json.dumps(_report(train=train)))  # as from the CLI's JSON
+    return back
+
+
+def _report(*, train: bool = True) -> lp.RankingReport:
+    """What ranking_report returns: three objectives, the floor, a bootstrap over users."""
     rng = np.random.default_rng(0)
     n, m = 40, 12
     log = pl.DataFrame(
@@ -34,7 +40,7 @@ def _payload(*, train: bool = True) -> dict[str, Any]:
         }
     )
     floor = pl.DataFrame({"item": rng.integers(0, m, 300)}) if train else None
-    payload = lp.ranking_report(
+    return lp.ranking_report(
         log,
         by="user",
         item="item",
@@ -45,8 +51,6 @@ def _payload(*, train: bool = True) -> dict[str, Any]:
         train=floor,
         n_resamples=100,
     )
-    back: dict[str, Any] = json.loads(json.dumps(payload))  # as read back from the CLI's JSON
-    return back
 
 
 class _Dom(HTMLParser):
@@ -121,6 +125,24 @@ def test_the_page_holds_the_tables_and_figures(tmp_path: Path) -> None:
     assert "<script" not in page
     assert re.findall(r"url\((?!#)", page) == []  # only the SVG's own clip paths
     assert dom.tags["svg"] == 2
+
+
+def test_the_report_object_and_its_payload_give_one_page(tmp_path: Path) -> None:
+    """report_html takes the RankingReport or its plain dict; to_html is the same call."""
+    report = _report()
+    assert type(report) is lp.RankingReport
+    from_object = lp.report_html(report, tmp_path / "object.html")
+    from_method = report.to_html(tmp_path / "method.html")
+    from_dict = lp.report_html(report.to_dict(), tmp_path / "dict.html")
+    from_json = lp.report_html(json.loads(report.to_json()), tmp_path / "json.html")
+    assert from_method == tmp_path / "method.html"
+    page = from_object.read_text(encoding="utf-8")
+    assert from_method.read_text(encoding="utf-8") == page
+    assert from_dict.read_text(encoding="utf-8") == page
+    assert from_json.read_text(encoding="utf-8") == page
+    _check_page(_parse(page), report)
+    titled = report.to_html(tmp_path / "titled.html", title="Run 7")
+    assert "<title>Run 7</title>" in titled.read_text(encoding="utf-8")
 
 
 def test_without_baseline_or_uncertainty_the_page_says_so(tmp_path: Path) -> None:
