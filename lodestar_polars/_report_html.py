@@ -371,7 +371,7 @@ def report_html(
     ...     "clicked": [1, 0, 0, 0, 1, 0, 0, 0, 1],
     ... })
     >>> payload = lp.ranking_report(
-    ...     log, by="user", item="item", score="score", truth="clicked", k=2, n_resamples=50
+    ...     log, by="user", item="item", y_true="clicked", y_score="score", k=2, n_resamples=50
     ... )
     >>> page = lp.report_html(payload, pathlib.Path(tempfile.mkdtemp()) / "report.html")
     >>> "<svg" in page.read_text()

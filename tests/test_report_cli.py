@@ -69,8 +69,8 @@ def test_json_equals_ranking_report(
         _log(),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=5,
         objectives=("accuracy", "balanced"),
         train=pl.read_parquet(files["train"]),
@@ -95,7 +95,7 @@ def test_json_is_the_reports_to_json(files: dict[str, Path], tmp_path: Path) -> 
             "--n-resamples", "50", "--json", str(out), "--quiet"]  # fmt: skip
     assert run(argv) == 0
     report = lp.ranking_report(
-        pl.read_csv(files["csv"]), by="user", item="item", score="score", truth="clicked", k=3,
+        pl.read_csv(files["csv"]), by="user", item="item", y_score="score", y_true="clicked", k=3,
         train=pl.read_parquet(files["train"]), n_resamples=50,
     )  # fmt: skip
     assert report.to_json(mine) == mine
@@ -223,7 +223,7 @@ def test_the_output_opens_with_the_decision(
     assert run(argv) == 0
     out = capsys.readouterr().out.splitlines()
     payload = lp.ranking_report(
-        _log(), by="user", item="item", score="score", truth="clicked", k=3,
+        _log(), by="user", item="item", y_score="score", y_true="clicked", k=3,
         train=pl.read_parquet(files["train"]), n_resamples=100,
     )  # fmt: skip
     assert out[0] == payload["decision"]["sentence"]
