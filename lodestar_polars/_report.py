@@ -25,6 +25,7 @@ import polars as pl
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._deprecation import renamed
+from lodestar_polars._registry import report_metrics
 from lodestar_polars._serving import (
     check_frame,
     check_score_dtype,
@@ -428,13 +429,20 @@ def cumulative(k: int, f: Literal["hit", "rr", "dcg"]) -> FloatArray:
 
 
 def micro_keys(k: int) -> list[tuple[str, Literal["hit", "rr", "dcg"], int]]:
-    """The micro family's keys, as the seed spells them, with their term and cutoff."""
-    out: list[tuple[str, Literal["hit", "rr", "dcg"], int]] = [("hit@1", "hit", 1)]
-    out.append(("hit@5", "hit", 5))
-    if k not in (1, 5):
-        out.append((f"hit@{k}", "hit", k))
-    out += [(f"mrr@{k}", "rr", k), (f"ndcg@{k}", "dcg", k)]
-    return out
+    """The micro family's keys, as the seed spells them, with their term and cutoff.
+
+    Read from the registry (:data:`lodestar_polars._registry.REPORT_METRICS`).
+    """
+    return [
+        (m.name(k), m.term, m.cut(k))
+        for m in report_metrics(k, "micro")
+        if m.term is not None  # every micro key has one
+    ]
+
+
+def macro_keys(k: int) -> list[str]:
+    """The macro block's keys (the macro and coverage families), in payload order."""
+    return [m.name(k) for m in report_metrics(k, "macro")]
 
 
 @dataclass(frozen=True)
@@ -476,13 +484,15 @@ def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool
     w = g.weight[g.list_id]
     exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
     coverage = catalogue_coverage(g.item_id, p, w, g.n_catalogue)
-    macro: dict[str, float | None] = {
-        f"macro_recall@{k}": macro_recall,
+    computed: dict[str, float | None] = {
+        "macro_recall@{k}": macro_recall,
         "catalog_coverage": float(coverage.mean()),
-        f"tail_hit@{k}": tail_hit,
+        "tail_hit@{k}": tail_hit,
         "entropy": entropy(exposure),
         "gini": gini(exposure),
     }
+    # the registry's keys, in its order (a key it adds must be computed above)
+    macro = {m.name(k): computed[m.key] for m in report_metrics(k, "macro")}
     return Block(micro, macro, per_list, exposure)
 
 
@@ -748,7 +758,7 @@ def by_construction(k: int, longest: int) -> tuple[list[str], list[str]]:
         fixed = [key for key, _, _ in cuts]
     else:
         fixed = [key for key, f, cut in cuts if f == "hit" and cut >= longest]
-    macro = [f"macro_recall@{k}", "catalog_coverage", f"tail_hit@{k}", "entropy", "gini"]
+    macro = macro_keys(k)
     if k >= longest:
         fixed += macro
     notes: list[str] = []
