@@ -1638,3 +1638,44 @@ def test_bad_keys_and_roles_get_a_sentence(
     args.update(kwargs)
     with pytest.raises(error, match=re.escape(msg)):
         lp.ranking_report(BASE, **args)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"by": 3},
+        {"item": 3},
+        {"y_score": 3},
+        {"y_true": 3},
+        {"k": 0},
+        {"objectives": ()},
+        {"objectives": ("speed",)},
+        {"objectives": ("accuracy", "accuracy")},
+        {"primary_objective": "balanced"},
+        {"groups": 3},
+        {"n_resamples": 0},
+        {"seed": -1},
+        {"confidence_level": 1.0},
+        {"tail_share": 0.0},
+        {"multi_positive": "all"},
+        {"engine": "gpu"},
+        {"percentile": 1},
+        {"shrinkage": "yes"},
+        {"shrinkage_strength": -1.0},
+        {"state": "x.json"},
+        {"popularity_discount": 2.0},
+        {"popularity_discount": 0.5, "percentile": True},
+    ],
+    ids=lambda kwargs: ",".join(kwargs),
+)
+def test_every_option_is_checked_before_any_data_is_read(kwargs: dict[str, Any]) -> None:
+    """A bad option: InvalidParameterError at the top, before the frame's schema is read.
+
+    The frame would fail when read (it selects a column it does not have), so any other
+    error than the option's means the option was checked too late.
+    """
+    unreadable = pl.LazyFrame({"user": [1]}).select(pl.col("nope"))
+    args: dict[str, Any] = dict(by="user", item="item", y_true="clicked", y_score="score")
+    args.update(kwargs)
+    with pytest.raises(lp.InvalidParameterError):
+        lp.ranking_report(unreadable, **args)
