@@ -1332,7 +1332,12 @@ def ranking_report(
     ``catalog_coverage`` is the mean over catalogue items of
     :math:`1 - \prod_{l}(1 - P_l(\text{item in top-}k))`, entropy (nats) and
     Gini come from the expected exposure counts, which sum to ``n_lists·k``
-    when every list has at least ``k`` candidates.
+    when every list has at least ``k`` candidates.  Each key's family, label,
+    range and direction (``gini`` is lower-is-better) are in the registry's
+    ``REPORT_METRICS`` (docs/report.md).
+
+    ``y_score`` and ``y_true`` were named ``score`` and ``truth`` before
+    0.2.0: the old names still work until 0.3.0, with a ``FutureWarning``.
 
     Examples
     --------
