@@ -79,8 +79,8 @@ def part(name: str, args: argparse.Namespace) -> dict[str, Any]:
             frame,
             by="list",
             item="item",
-            score="score",
-            truth="clicked",
+            y_true="clicked",
+            y_score="score",
             k=10,
             objectives=objectives(),  # type: ignore[arg-type]
             train=train,

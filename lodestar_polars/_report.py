@@ -24,11 +24,12 @@ import polars as pl
 
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._core.ranking import descending_key
+from lodestar_polars._deprecation import renamed
+from lodestar_polars._registry import report_metrics
 from lodestar_polars._serving import (
     check_frame,
     check_score_dtype,
     column_name,
-    columns_of,
     require_columns,
 )
 from lodestar_polars._validation import (
@@ -90,14 +91,14 @@ def _truth_pairs_from_column(base: pl.DataFrame, truth: str, keys: list[str]) ->
         bad = base.filter(col.is_null() | ~((col == 0) | (col == 1)))
     else:
         msg = (
-            f"{CALLER}: the truth column {truth!r} must be Boolean or 0/1. "
+            f"{CALLER}: the y_true column {truth!r} must be Boolean or 0/1. "
             f"Got dtype {dtype} instead."
         )
         raise ValueError(msg)
     if bad.height:
         row = bad.sort(_ORDER).row(0, named=True)
         msg = (
-            f"{CALLER}: the truth column {truth!r} must hold only True/False or 0/1. "
+            f"{CALLER}: the y_true column {truth!r} must hold only True/False or 0/1. "
             f"Got {row[truth]!r} in list {_key_repr(row, keys)}."
         )
         raise ValueError(msg)
@@ -141,19 +142,14 @@ def _grade(
     groups: str | None,
     multi_positive: str,
     engine: Engine,
+    key_exprs: Sequence[pl.Expr] = (),
 ) -> tuple[Graded, pl.DataFrame]:
     """Read, check and index the input; the base frame keeps (list, item, score) rows."""
-    lazy = scores.lazy()
+    lazy = _with_keys(scores.lazy(), key_exprs, "scores")
     schema = lazy.collect_schema()
     wanted = [*keys, item, score]
     if isinstance(truth, str):
         wanted.append(truth)
-    elif not isinstance(truth, (pl.DataFrame, pl.LazyFrame)):
-        msg = (
-            f"The 'truth' parameter of {CALLER} must be a column name of scores or a "
-            f"DataFrame/LazyFrame of realised (list, item) pairs. Got {type(truth).__name__}."
-        )
-        raise InvalidParameterError(msg)
     if groups is not None:
         wanted.append(groups)
     require_columns(schema, wanted, "scores", CALLER)
@@ -184,6 +180,7 @@ def _grade(
     if isinstance(truth, str):
         pairs = _truth_pairs_from_column(base, truth, keys)
     else:
+        truth = _with_keys(truth.lazy(), key_exprs, "the y_true frame")
         pairs, items = _truth_pairs_from_frame(truth, base, key_table, catalogue, keys, item)
     if multi_positive == "first":
         pairs = pairs.sort(_ORDER).unique(_LIST, keep="first")
@@ -228,6 +225,61 @@ def _grade(
     return graded, base.select(_ROW, *keys, item, score)
 
 
+def _keys_of(by: object) -> tuple[list[str], list[pl.Expr]]:
+    """``by`` as key column names, and the expressions that make the keys that are no column.
+
+    As :func:`lodestar_polars.evaluate` reads it: a name, a Polars expression, or a non-empty
+    sequence of them; an expression keeps its output name (``pl.col("user")`` is the column
+    ``user``; ``(pl.col("user") % 10).alias("bucket")`` adds the key ``bucket``).
+    """
+    many = [by] if isinstance(by, (str, pl.Expr)) else list(by) if isinstance(by, Sequence) else []
+    if not many or not all(isinstance(key, (str, pl.Expr)) for key in many):
+        msg = (
+            f"The 'by' parameter of {CALLER} must be a column name, a Polars expression, or a "
+            f"non-empty sequence of them. Got {by!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    keys: list[str] = []
+    added: list[pl.Expr] = []
+    for key in many:
+        if isinstance(key, str):
+            keys.append(key)
+            continue
+        name = key.meta.output_name(raise_if_undetermined=False)
+        if name is None:
+            msg = (
+                f"The 'by' parameter of {CALLER}: the expression {key} has no output name; "
+                "give it one with .alias()."
+            )
+            raise InvalidParameterError(msg)
+        keys.append(name)
+        if not key.meta.is_column():
+            added.append(key.alias(name))
+    if len(set(keys)) != len(keys):
+        msg = f"The 'by' parameter of {CALLER} names a key column twice: {keys!r}."
+        raise InvalidParameterError(msg)
+    return keys, added
+
+
+def _with_keys(lazy: pl.LazyFrame, key_exprs: Sequence[pl.Expr], frame: str) -> pl.LazyFrame:
+    """``lazy`` with the ``by`` expressions' key columns, once the columns they read are there."""
+    if not key_exprs:
+        return lazy
+    schema = lazy.collect_schema()
+    wanted = []
+    for expr in key_exprs:
+        missing = [name for name in expr.meta.root_names() if name not in schema]
+        if not missing:
+            wanted.append(expr)
+        elif expr.meta.output_name() not in schema:  # a frame holding the key itself keeps it
+            msg = (
+                f"{CALLER}: {frame} has no column {missing[0]!r}, which the `by` expression "
+                f"{expr} reads (its columns: {list(schema.names())})."
+            )
+            raise ValueError(msg)
+    return lazy.with_columns(wanted) if wanted else lazy
+
+
 def _truth_pairs_from_frame(
     truth: Frame,
     base: pl.DataFrame,
@@ -238,18 +290,18 @@ def _truth_pairs_from_frame(
 ) -> tuple[pl.DataFrame, pl.Series]:
     lazy = truth.lazy()
     schema = lazy.collect_schema()
-    require_columns(schema, [*keys, item], "the truth frame", CALLER)
+    require_columns(schema, [*keys, item], "the y_true frame", CALLER)
     for name in [*keys, item]:
         if schema[name] != base.schema[name]:
             msg = (
-                f"{CALLER}: column {name!r} is {schema[name]} in the truth frame but "
+                f"{CALLER}: column {name!r} is {schema[name]} in the y_true frame but "
                 f"{base.schema[name]} in scores; they must match."
             )
             raise ValueError(msg)
     frame = lazy.select(*keys, item).with_row_index(_ORDER).collect()
     for name in [*keys, item]:
         if frame[name].null_count():
-            msg = f"{CALLER}: the truth frame's column {name!r} has null values."
+            msg = f"{CALLER}: the y_true frame's column {name!r} has null values."
             raise ValueError(msg)
     frame = frame.unique([*keys, item], keep="first")
     frame = frame.join(key_table, on=keys, how="left")
@@ -257,7 +309,7 @@ def _truth_pairs_from_frame(
     if unknown.height:
         first = unknown.sort(_ORDER).row(0, named=True)
         msg = (
-            f"{CALLER}: the truth frame names {unknown.select(keys).n_unique()} list(s) that are "
+            f"{CALLER}: the y_true frame names {unknown.select(keys).n_unique()} list(s) that are "
             f"not in scores, e.g. {_key_repr(first, keys)}."
         )
         raise ValueError(msg)
@@ -377,13 +429,20 @@ def cumulative(k: int, f: Literal["hit", "rr", "dcg"]) -> FloatArray:
 
 
 def micro_keys(k: int) -> list[tuple[str, Literal["hit", "rr", "dcg"], int]]:
-    """The micro family's keys, as the seed spells them, with their term and cutoff."""
-    out: list[tuple[str, Literal["hit", "rr", "dcg"], int]] = [("hit@1", "hit", 1)]
-    out.append(("hit@5", "hit", 5))
-    if k not in (1, 5):
-        out.append((f"hit@{k}", "hit", k))
-    out += [(f"mrr@{k}", "rr", k), (f"ndcg@{k}", "dcg", k)]
-    return out
+    """The micro family's keys, as the seed spells them, with their term and cutoff.
+
+    Read from the registry (:data:`lodestar_polars._registry.REPORT_METRICS`).
+    """
+    return [
+        (m.name(k), m.term, m.cut(k))
+        for m in report_metrics(k, "micro")
+        if m.term is not None  # every micro key has one
+    ]
+
+
+def macro_keys(k: int) -> list[str]:
+    """The macro block's keys (the macro and coverage families), in payload order."""
+    return [m.name(k) for m in report_metrics(k, "macro")]
 
 
 @dataclass(frozen=True)
@@ -425,13 +484,15 @@ def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool
     w = g.weight[g.list_id]
     exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
     coverage = catalogue_coverage(g.item_id, p, w, g.n_catalogue)
-    macro: dict[str, float | None] = {
-        f"macro_recall@{k}": macro_recall,
+    computed: dict[str, float | None] = {
+        "macro_recall@{k}": macro_recall,
         "catalog_coverage": float(coverage.mean()),
-        f"tail_hit@{k}": tail_hit,
+        "tail_hit@{k}": tail_hit,
         "entropy": entropy(exposure),
         "gini": gini(exposure),
     }
+    # the registry's keys, in its order (a key it adds must be computed above)
+    macro = {m.name(k): computed[m.key] for m in report_metrics(k, "macro")}
     return Block(micro, macro, per_list, exposure)
 
 
@@ -697,7 +758,7 @@ def by_construction(k: int, longest: int) -> tuple[list[str], list[str]]:
         fixed = [key for key, _, _ in cuts]
     else:
         fixed = [key for key, f, cut in cuts if f == "hit" and cut >= longest]
-    macro = [f"macro_recall@{k}", "catalog_coverage", f"tail_hit@{k}", "entropy", "gini"]
+    macro = macro_keys(k)
     if k >= longest:
         fixed += macro
     notes: list[str] = []
@@ -846,7 +907,7 @@ class RankingReport(dict[str, Any]):
     ...     }
     ... )
     >>> report = lp.ranking_report(
-    ...     scores, by="user", item="item", score="score", truth="clicked", k=2,
+    ...     scores, by="user", item="item", y_true="clicked", y_score="score", k=2,
     ...     objectives=("accuracy",),
     ... )
     >>> report["objectives"]["accuracy"]["micro"]["mrr@2"]
@@ -1145,13 +1206,14 @@ def _objective_alphas() -> Mapping[str, float]:
 # the public function
 
 
+@renamed(score="y_score", truth="y_true")
 def ranking_report(
     scores: pl.DataFrame | pl.LazyFrame,
     *,
-    by: str | Sequence[str],
+    by: str | pl.Expr | Sequence[str | pl.Expr],
     item: str,
-    score: str,
-    truth: str | pl.DataFrame | pl.LazyFrame,
+    y_true: str | pl.DataFrame | pl.LazyFrame,
+    y_score: str,
     k: int = 10,
     objectives: Sequence[Objective] = ("accuracy", "coverage"),
     train: pl.DataFrame | pl.LazyFrame | None = None,
@@ -1181,17 +1243,20 @@ def ranking_report(
     ----------
     scores : polars.DataFrame or polars.LazyFrame
         One row per (list, candidate item) with the model's score.
-    by : str or sequence of str
-        The column(s) naming the evaluation unit (an entity, or an (entity,
-        occasion) pair).
+    by : str, polars.Expr or sequence of str or polars.Expr
+        The group key naming the evaluation unit (an entity, or an (entity,
+        occasion) pair): column names or expressions, one or several, as in
+        :func:`lodestar_polars.evaluate`.  An expression's output name is the
+        key's name (``(pl.col("user") % 10).alias("bucket")``); a ``y_true``
+        frame is given the same keys by the same expressions.
     item : str
         The candidate item (class) column.
-    score : str
-        The score column; higher ranks first; must be finite.
-    truth : str or polars.DataFrame or polars.LazyFrame
+    y_true : str or polars.DataFrame or polars.LazyFrame
         A Boolean or 0/1 column of ``scores``, or a frame of realised
         (``by``, ``item``) pairs.  A realised item that is not among its list's
         candidates is a miss, counted in ``n_unseen_truth``.
+    y_score : str
+        The score column; higher ranks first; must be finite.
     k : int, default=10
         The cutoff of ``hit@k``, ``mrr@k``, ``ndcg@k`` and the macro family
         (``hit@1`` and ``hit@5`` are always emitted).
@@ -1229,7 +1294,7 @@ def ranking_report(
         shrinkage on, as there (decision 0013).  ``state`` is a
         :class:`~lodestar_polars.ComparabilityState` (load a saved one with
         :meth:`~lodestar_polars.ComparabilityState.load`); without one the
-        blocks that need it fit it on ``scores`` and ``truth``.
+        blocks that need it fit it on ``scores`` and ``y_true``.
     engine : {'auto', 'in-memory', 'streaming'}, default='auto'
         How a ``LazyFrame`` input is collected.
 
@@ -1251,7 +1316,7 @@ def ranking_report(
     ------
     ValueError
         Missing columns, a list with an item twice, non-finite or null scores,
-        a truth frame naming lists not in ``scores``, ``train`` with
+        a ``y_true`` frame naming lists not in ``scores``, ``train`` with
         ``popularity``, no positive at all.
     InvalidParameterError
         An option out of its domain (``k``, an unknown objective, ...).
@@ -1267,7 +1332,12 @@ def ranking_report(
     ``catalog_coverage`` is the mean over catalogue items of
     :math:`1 - \prod_{l}(1 - P_l(\text{item in top-}k))`, entropy (nats) and
     Gini come from the expected exposure counts, which sum to ``n_lists·k``
-    when every list has at least ``k`` candidates.
+    when every list has at least ``k`` candidates.  Each key's family, label,
+    range and direction (``gini`` is lower-is-better) are in the registry's
+    ``REPORT_METRICS`` (docs/report.md).
+
+    ``y_score`` and ``y_true`` were named ``score`` and ``truth`` before
+    0.2.0: the old names still work until 0.3.0, with a ``FutureWarning``.
 
     Examples
     --------
@@ -1282,7 +1352,7 @@ def ranking_report(
     ...     }
     ... )
     >>> report = lp.ranking_report(
-    ...     scores, by="user", item="item", score="score", truth="clicked", k=2,
+    ...     scores, by="user", item="item", y_true="clicked", y_score="score", k=2,
     ...     objectives=("accuracy",),
     ... )
     >>> report["objectives"]["accuracy"]["micro"]
@@ -1296,9 +1366,16 @@ def ranking_report(
     for extra, extra_name in ((train, "train"), (popularity, "popularity")):
         if extra is not None:
             check_frame(extra, extra_name, CALLER)
-    keys = columns_of(by, CALLER)
+    keys, key_exprs = _keys_of(by)
     item = column_name(item, "item", CALLER)
-    score = column_name(score, "score", CALLER)
+    score = column_name(y_score, "y_score", CALLER)
+    truth = y_true
+    if not isinstance(truth, (str, pl.DataFrame, pl.LazyFrame)):
+        msg = (
+            f"The 'y_true' parameter of {CALLER} must be a column name of scores or a "
+            f"DataFrame/LazyFrame of realised (list, item) pairs. Got {type(truth).__name__}."
+        )
+        raise InvalidParameterError(msg)
     if groups is not None and not isinstance(groups, str):
         msg = f"The 'groups' parameter of {CALLER} must be a column name or None. Got {groups!r}."
         raise InvalidParameterError(msg)
@@ -1357,6 +1434,7 @@ def ranking_report(
         groups=groups,
         multi_positive=mp,
         engine=eng,
+        key_exprs=key_exprs,
     )
     alphas = _objective_alphas()
     block_alpha = {name: float(alphas[name]) for name in names}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
+from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:
@@ -23,6 +24,39 @@ if TYPE_CHECKING:
 
 PROG = "lodestar-polars report"
 OBJECTIVES = ("accuracy", "balanced", "coverage")
+
+
+class _OldSpelling(argparse.Action):
+    """A flag's old spelling: sets the new flag's value and says on stderr that it is renamed.
+
+    Hidden from ``--help`` (which shows the documented spelling only); removed in 0.3.0, as
+    the library's old parameter names are (lodestar_polars._deprecation).
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, new: str, **kw: Any) -> None:
+        super().__init__(option_strings, dest, **kw)
+        self.new = new
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        print(
+            f"{PROG}: warning: {option_string} is renamed {self.new} (lodestar_polars "
+            f"{RENAMED_IN}); {option_string} will be removed in {REMOVED_IN}",
+            file=sys.stderr,
+        )
+
+
+def _old_spelling(parser: argparse.ArgumentParser, old: str, new: str, dest: str) -> None:
+    parser.add_argument(
+        old, dest=dest, action=_OldSpelling, new=new, default=argparse.SUPPRESS,
+        help=argparse.SUPPRESS,
+    )  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,20 +68,36 @@ def _parser() -> argparse.ArgumentParser:
             "the popularity floor, and a bootstrap verdict on the lift over it."
         ),
     )
-    parser.add_argument("scores", type=Path, help="the scores file: list column(s), item, score")
-    parser.add_argument("--by", default="user", help="list column(s), comma separated (user)")
-    parser.add_argument("--item", default="item", help="item column (item)")
-    parser.add_argument("--score", default="score", help="score column (score)")
+    parser.add_argument(
+        "scores", type=Path, help="the scores file: the by column(s), item, y_score (and y_true)"
+    )
+    parser.add_argument(
+        "--by",
+        default="user",
+        metavar="COLS",
+        help="the group key naming each list: column(s), comma separated (user)",
+    )
+    parser.add_argument(
+        "--item", default="item", metavar="COL", help="the id of the ranked item (item)"
+    )
+    parser.add_argument(
+        "--y-score", default="score", metavar="COL", help="the score column, y_score (score)"
+    )
+    _old_spelling(parser, "--score", "--y-score", "y_score")
     parser.add_argument(
         "--truth",
         type=Path,
         default=None,
         metavar="FILE",
-        help="a file of realised (list, item) pairs; without it, --truth-column of SCORES",
+        help="a file of realised (list, item) pairs, y_true as a frame; without it, --y-true",
     )
     parser.add_argument(
-        "--truth-column", default="clicked", help="Boolean or 0/1 truth column (clicked)"
+        "--y-true",
+        default="clicked",
+        metavar="COL",
+        help="the Boolean or 0/1 y_true column of SCORES (clicked)",
     )
+    _old_spelling(parser, "--truth-column", "--y-true", "y_true")
     parser.add_argument(
         "--train",
         type=Path,
@@ -262,7 +312,7 @@ def _report(args: argparse.Namespace, progress: _Progress) -> RankingReport:
 
     def grade(whole_file_schema: bool) -> RankingReport:  # noqa: FBT001
         scores = _scan(args.scores, "scores", whole_file_schema=whole_file_schema)
-        truth: Any = args.truth_column
+        truth: Any = args.y_true
         if args.truth is not None:
             truth = _scan(args.truth, "truth", whole_file_schema=whole_file_schema)
         train = None
@@ -299,8 +349,8 @@ def _ranking_report(
         scores,
         by=keys,
         item=args.item,
-        score=args.score,
-        truth=truth,
+        y_true=truth,
+        y_score=args.y_score,
         k=args.k,
         objectives=objectives,
         train=train,

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lodestar_polars._registry import report_metric
 from lodestar_polars._report import decision_of
 
 __all__ = ["report_fragment", "report_html"]
@@ -87,6 +88,19 @@ def _alpha_label(alpha: object) -> str:
     return "percentile" if alpha is None else f"α = {float(alpha):g}"  # type: ignore[arg-type]
 
 
+def _display(metric: str) -> str:
+    """The registry's label of a payload key (``ndcg@10``: ``NDCG@10``); the key if none."""
+    found = report_metric(metric)
+    if found is None:
+        return metric
+    return found.label.replace("{k}", metric.rpartition("@")[2])  # the key's own cutoff
+
+
+def _direction(metric: str) -> str:
+    found = report_metric(metric)
+    return "" if found is None else found.direction
+
+
 def _check(payload: object) -> Mapping[str, Any]:
     if not isinstance(payload, Mapping):
         kind = type(payload).__name__
@@ -119,7 +133,7 @@ def _family_table(payload: Mapping[str, Any], family: str, *, table_id: str | No
         for metric in block.get(family, {}):
             if metric not in metrics:
                 metrics.append(metric)
-    header = ["metric"]
+    header = ["metric", "label", "better"]
     header += [f"{_esc(n)}<br><small>{_alpha_label(alphas.get(n))}</small>" for n in objectives]
     header += [f"{_esc(n)}<br><small>baseline</small>" for n in baselines]
     columns = [*objectives.values(), *baselines.values()]
@@ -127,7 +141,8 @@ def _family_table(payload: Mapping[str, Any], family: str, *, table_id: str | No
 
     def label(m: str) -> str:
         mark = ' <small class="by-construction">by construction</small>' if m in fixed else ""
-        return f"<td>{_esc(m)}{mark}</td>"
+        # the key as the payload holds it, then the registry's label and direction
+        return f"<td>{_esc(m)}{mark}</td><td>{_esc(_display(m))}</td><td>{_esc(_direction(m))}</td>"
 
     rows = [
         [label(m)] + [f"<td>{_num(c.get(family, {}).get(m))}</td>" for c in columns]
@@ -246,8 +261,8 @@ def _tradeoff_figure(payload: Mapping[str, Any], figure_cls: Any) -> str:
         if x is not None and y is not None:
             ax.plot([x], [y], "s", color="#c0392b", label=f"{name} (baseline)")
             ax.annotate(str(name), (x, y), textcoords="offset points", xytext=(6, -12))
-    ax.set_xlabel("catalog_coverage (coverage)")
-    ax.set_ylabel(f"{metric} (accuracy)")
+    ax.set_xlabel(f"{_display('catalog_coverage')} (coverage)")
+    ax.set_ylabel(f"{_display(metric)} (accuracy)")
     ax.set_title("Accuracy vs coverage over the popularity discount α")
     ax.grid(visible=True, alpha=0.3)
     ax.margins(0.15)
@@ -268,7 +283,7 @@ def _interval_figure(payload: Mapping[str, Any], figure_cls: Any) -> str:
     for base, part in (unc.get("baselines") or {}).items():
         for metric, entry in (part.get("difference") or {}).items():
             if metric not in fixed:  # a [0, 0] interval by construction is no evidence
-                rows.append((f"{metric} vs {base}", entry))
+                rows.append((f"{_display(metric)} vs {base}", entry))
     if not rows:
         return ""
     fig = figure_cls(figsize=(6.4, 0.5 + 0.45 * len(rows)))
@@ -371,7 +386,7 @@ def report_html(
     ...     "clicked": [1, 0, 0, 0, 1, 0, 0, 0, 1],
     ... })
     >>> payload = lp.ranking_report(
-    ...     log, by="user", item="item", score="score", truth="clicked", k=2, n_resamples=50
+    ...     log, by="user", item="item", y_true="clicked", y_score="score", k=2, n_resamples=50
     ... )
     >>> page = lp.report_html(payload, pathlib.Path(tempfile.mkdtemp()) / "report.html")
     >>> "<svg" in page.read_text()

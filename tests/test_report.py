@@ -205,8 +205,8 @@ def test_every_family_matches_the_slow_reference(
         _frame(rows),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=k,
         objectives=("accuracy",),
         train=None if train is None else pl.DataFrame({"item": train}),
@@ -244,8 +244,8 @@ def test_constant_model_over_20_classes_covers_the_catalogue() -> None:
         _constant(20),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=10,
         objectives=("accuracy",),
     )
@@ -263,8 +263,8 @@ def test_coverage_of_one_constant_list_is_the_exact_product() -> None:
         _constant(20, n_lists=1),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=10,
         objectives=("accuracy",),
     )
@@ -278,8 +278,8 @@ def test_constant_model_hit_at_10_is_10_over_c_never_1(n_classes: int) -> None:
         _constant(n_classes),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         objectives=("accuracy",),
     )
     hit = report["objectives"]["accuracy"]["micro"]["hit@10"]
@@ -294,8 +294,8 @@ def test_constant_model_hit_at_k_is_min_k_c_over_c(n_classes: int, k: int) -> No
         _constant(n_classes),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=k,
         objectives=("accuracy",),
     )
@@ -371,8 +371,8 @@ def test_micro_equals_hit_rate_reciprocal_rank_ndcg(
         frame,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=k,
         objectives=("accuracy",),
         n_resamples=10,
@@ -400,8 +400,8 @@ def test_truth_frame_unseen_truth_and_dropped_lists() -> None:
         scores,
         by="user",
         item="item",
-        score="score",
-        truth=truth,
+        y_true=truth,
+        y_score="score",
         k=1,
         objectives=("accuracy",),
     )
@@ -423,14 +423,14 @@ def test_first_positive_in_input_order() -> None:
     scores = pl.DataFrame({"user": [1, 1, 1], "item": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
     truth = pl.DataFrame({"user": [1, 1], "item": ["c", "a"]})
     each = lp.ranking_report(
-        scores, by="user", item="item", score="score", truth=truth, k=1, objectives=("accuracy",)
+        scores, by="user", item="item", y_score="score", y_true=truth, k=1, objectives=("accuracy",)
     )
     first = lp.ranking_report(
         scores,
         by="user",
         item="item",
-        score="score",
-        truth=truth,
+        y_true=truth,
+        y_score="score",
         k=1,
         objectives=("accuracy",),
         multi_positive="first",
@@ -456,8 +456,8 @@ def test_multi_column_list_key_and_payload_is_json() -> None:
         scores,
         by=["user", "day"],
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=1,
         train=pl.DataFrame({"item": ["a", "a", "b"]}),
         groups="user",
@@ -519,8 +519,8 @@ def test_eager_lazy_streaming_and_row_order_give_one_payload() -> None:
     kwargs: dict[str, Any] = dict(
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         groups="entity",
         objectives=("accuracy",),
@@ -550,8 +550,8 @@ def test_bootstrap_matches_scipy() -> None:
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         groups="entity",
         objectives=("accuracy",),
@@ -660,8 +660,8 @@ def test_a_clear_model_is_ahead_of_the_floor() -> None:
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         objectives=("accuracy",),
         train=train,
@@ -678,7 +678,7 @@ def test_popularity_floor_equals_train() -> None:
     train = pl.DataFrame({"item": [0, 0, 1, 2, 2, 2]})
     fitted = pl.DataFrame({"item": [0, 1, 2], "popularity": [2.0, 1.0, 3.0]})
     kw: dict[str, Any] = dict(
-        by="user", item="item", score="score", truth="clicked", objectives=("accuracy",)
+        by="user", item="item", y_score="score", y_true="clicked", objectives=("accuracy",)
     )
     a = lp.ranking_report(log, train=train, **kw)
     b = lp.ranking_report(log, popularity=fitted, **kw)
@@ -695,8 +695,8 @@ def test_tail_rule_is_recorded() -> None:
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         objectives=("accuracy",),
         train=train,
@@ -753,13 +753,13 @@ BASE = pl.DataFrame(
         ),
         (
             BASE,
-            {"truth": pl.DataFrame({"user": [1, 7], "item": ["a", "b"]})},
-            "ranking_report: the truth frame names 1 list(s) that are not in scores, e.g. 7.",
+            {"y_true": pl.DataFrame({"user": [1, 7], "item": ["a", "b"]})},
+            "ranking_report: the y_true frame names 1 list(s) that are not in scores, e.g. 7.",
         ),
         (
             BASE,
-            {"truth": pl.DataFrame({"user": [1]})},
-            "ranking_report: the truth frame has no column 'item' (its columns: ['user']).",
+            {"y_true": pl.DataFrame({"user": [1]})},
+            "ranking_report: the y_true frame has no column 'item' (its columns: ['user']).",
         ),
         (
             BASE,
@@ -784,19 +784,19 @@ BASE = pl.DataFrame(
         (
             BASE.with_columns(clicked=pl.Series([1, 0, 2, 0])),
             {},
-            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1. "
+            "ranking_report: the y_true column 'clicked' must hold only True/False or 0/1. "
             "Got 2 in list 2.",
         ),
         (
             BASE.with_columns(clicked=pl.Series([1, 3, 2, 0])),
             {},
-            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1. "
+            "ranking_report: the y_true column 'clicked' must hold only True/False or 0/1. "
             "Got 3 in list 1.",
         ),
         (
             BASE.with_columns(clicked=pl.Series([1.0, 0.5, 0.0, 1.0])),
             {},
-            "ranking_report: the truth column 'clicked' must hold only True/False or 0/1. "
+            "ranking_report: the y_true column 'clicked' must hold only True/False or 0/1. "
             "Got 0.5 in list 1.",
         ),
         (
@@ -806,8 +806,8 @@ BASE = pl.DataFrame(
         ),
         (
             BASE,
-            {"truth": pl.DataFrame({"user": ["1"], "item": ["a"]})},
-            "ranking_report: column 'user' is String in the truth frame but Int64 in scores; "
+            {"y_true": pl.DataFrame({"user": ["1"], "item": ["a"]})},
+            "ranking_report: column 'user' is String in the y_true frame but Int64 in scores; "
             "they must match.",
         ),
         (
@@ -865,7 +865,7 @@ BASE = pl.DataFrame(
 )
 def test_bad_input_gets_a_sentence(frame: pl.DataFrame, kwargs: dict[str, Any], msg: str) -> None:
     """Bad input gets the sentence, never a raw Polars error."""
-    args: dict[str, Any] = dict(by="user", item="item", score="score", truth="clicked")
+    args: dict[str, Any] = dict(by="user", item="item", y_score="score", y_true="clicked")
     args.update(kwargs)
     with pytest.raises(ValueError, match=re.escape(msg)):
         lp.ranking_report(frame, **args)
@@ -886,8 +886,8 @@ def test_an_entity_without_positive_is_no_bootstrap_unit() -> None:
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=1,
         objectives=("accuracy",),
         groups="entity",
@@ -959,8 +959,8 @@ def _by_hand(log: pl.DataFrame, alpha: float, state: dict[Any, float]) -> dict[s
         moved,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         objectives=("accuracy",),
         n_resamples=20,
@@ -972,7 +972,7 @@ def test_each_objective_ranks_at_its_alpha(comparability: _Comparability) -> Non
     """accuracy is the identity; coverage ranks the re-expressed scores; one state is fitted."""
     log = _random_log(11)
     report = lp.ranking_report(
-        log, by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+        log, by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
     state = comparability.fit_comparability(
         log, by=["user"], item="item", score="score", truth="clicked"
@@ -992,7 +992,7 @@ def test_a_configured_discount_moves_the_primary_block_only(
     """popularity_discount is the operating point's alpha; the other blocks keep their own."""
     log = _random_log(12)
     kw: dict[str, Any] = dict(
-        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+        by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
     plain = lp.ranking_report(log, **kw)
     tuned = lp.ranking_report(log, popularity_discount=0.3, **kw)
@@ -1018,8 +1018,8 @@ def test_a_given_state_is_used_and_percentile_blocks_have_no_alpha(
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         n_resamples=20,
         objectives=("coverage", "balanced"),
@@ -1056,8 +1056,8 @@ def test_a_truth_frame_matches_the_slow_reference(
         _frame(rows),
         by="user",
         item="item",
-        score="score",
-        truth=truth,
+        y_true=truth,
+        y_score="score",
         k=k,
         objectives=("accuracy",),
         multi_positive=multi,  # type: ignore[arg-type]
@@ -1083,8 +1083,8 @@ def test_truth_column_dtypes(dtype: pl.DataType) -> None:
         frame,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=1,
         objectives=("accuracy",),
     )
@@ -1116,7 +1116,9 @@ def test_truth_column_dtypes(dtype: pl.DataType) -> None:
 )
 def test_frames_of_the_wrong_type(kwargs: dict[str, Any], msg: str) -> None:
     """Not a frame: a TypeError sentence, not an AttributeError."""
-    args: dict[str, Any] = dict(scores=BASE, by="user", item="item", score="score", truth="clicked")
+    args: dict[str, Any] = dict(
+        scores=BASE, by="user", item="item", y_score="score", y_true="clicked"
+    )
     args.update(kwargs)
     scores = args.pop("scores")
     with pytest.raises(TypeError, match=re.escape(msg)):
@@ -1131,7 +1133,7 @@ def test_real_objectives_block_by_block() -> None:
     """Each block is the report of the scores transform_for_objective gives at its alpha."""
     log = _random_log(21).with_columns(pl.col("score") + 0.125)
     kw: dict[str, Any] = dict(
-        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+        by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
     state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
     report = lp.ranking_report(log, popularity_discount=0.25, **kw)
@@ -1162,8 +1164,8 @@ def test_real_percentile_blocks() -> None:
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=3,
         n_resamples=20,
         percentile=True,
@@ -1192,7 +1194,7 @@ def test_real_percentile_blocks() -> None:
 def test_objective_refusals(kwargs: dict[str, Any], msg: str) -> None:
     """Objective options out of their domain: a sentence, from the report or the transform."""
     with pytest.raises(ValueError, match=re.escape(msg)):
-        lp.ranking_report(BASE, by="user", item="item", score="score", truth="clicked", **kwargs)
+        lp.ranking_report(BASE, by="user", item="item", y_score="score", y_true="clicked", **kwargs)
 
 
 @given(
@@ -1255,7 +1257,7 @@ def test_a_shrinkage_strength_shrinks_the_accuracy_block() -> None:
     """
     log = _random_log(23)
     kw: dict[str, Any] = dict(
-        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+        by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
     state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
     shrunk = lp.transform_for_objective(
@@ -1289,7 +1291,7 @@ def test_integer_scores_rank_as_integers(dtype: pl.DataType, low: int, *, ragged
         pl.Series("score", values, dtype=dtype)
     )
     report = lp.ranking_report(
-        log, by="user", item="item", score="score", truth="clicked", k=1,
+        log, by="user", item="item", y_score="score", y_true="clicked", k=1,
         objectives=("accuracy",), n_resamples=20,
     )  # fmt: skip
     micro = report["objectives"]["accuracy"]["micro"]
@@ -1314,7 +1316,7 @@ def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
     rng = np.random.default_rng(5)
     log = _random_log(24).with_columns(pl.Series("score", rng.normal(size=40 * 12)))
     kw: dict[str, Any] = dict(
-        by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+        by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
     first = log.sort("user", "item").filter(pl.col("score") < 0).row(0, named=True)
     want = (
@@ -1354,7 +1356,7 @@ def test_scores_outside_0_1_with_shrinkage_are_refused_before_any_work() -> None
     )
     with pytest.raises(ValueError, match=re.escape(want)):
         lp.ranking_report(
-            log, by="user", item="item", score="score", truth="clicked", k=3,
+            log, by="user", item="item", y_score="score", y_true="clicked", k=3,
             objectives=("accuracy",), shrinkage=True, n_resamples=20,
         )  # fmt: skip
 
@@ -1391,7 +1393,7 @@ def test_options_are_refused_on_every_path(
     """The accuracy block alone (the identity) refuses what the transforms refuse, up front."""
     with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
         lp.ranking_report(
-            BASE, by="user", item="item", score="score", truth="clicked",
+            BASE, by="user", item="item", y_score="score", y_true="clicked",
             objectives=objectives, **kwargs,
         )  # fmt: skip
 
@@ -1402,7 +1404,7 @@ def test_options_are_refused_on_every_path(
 
 def _decided(log: pl.DataFrame, train: pl.DataFrame | None, **kw: Any) -> dict[str, Any]:
     return lp.ranking_report(
-        log, by="user", item="item", score="score", truth="clicked", train=train, **kw
+        log, by="user", item="item", y_score="score", y_true="clicked", train=train, **kw
     )
 
 
@@ -1503,7 +1505,7 @@ def test_a_cutoff_past_every_list_builds_nothing_at_its_size() -> None:
     """k=10**20 is a valid cutoff (check_k's rule): every list is served whole, as at k=12."""
     log = _random_log(27)  # 12 candidates per list
     kw: dict[str, Any] = dict(
-        by="user", item="item", score="score", truth="clicked", objectives=("accuracy",),
+        by="user", item="item", y_score="score", y_true="clicked", objectives=("accuracy",),
         n_resamples=20,
     )  # fmt: skip
     huge = lp.ranking_report(log, k=10**20, **kw)
@@ -1523,3 +1525,157 @@ def test_a_null_tail_hit_is_explained() -> None:
     assert report["objectives"]["accuracy"]["macro"]["tail_hit@3"] is None
     assert any(note.startswith("tail_hit@3 is null: no graded list's truth is a long-tail item")
                for note in report["notes"])  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# one vocabulary (issue 19): y_true / y_score, `by` as names or expressions
+
+
+def test_the_signature_shows_the_new_names_only() -> None:
+    import inspect
+
+    params = inspect.signature(lp.ranking_report).parameters
+    assert {"by", "item", "y_true", "y_score"} <= set(params)
+    assert not {"score", "truth"} & set(params)
+    assert lp.ranking_report.__renamed__ == {"score": "y_score", "truth": "y_true"}  # type: ignore[attr-defined]
+
+
+def test_the_old_names_warn_and_give_the_same_report() -> None:
+    log = _random_log(31)
+    new = lp.ranking_report(
+        log, by="user", item="item", y_true="clicked", y_score="score", k=3, n_resamples=20
+    )
+    with pytest.warns(FutureWarning) as record:
+        old = lp.ranking_report(
+            log, by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+        )
+    assert old == new
+    said = [str(w.message) for w in record]
+    assert len(said) == 2
+    assert "ranking_report: the parameter `score` is renamed `y_score`" in said[0]
+    assert "ranking_report: the parameter `truth` is renamed `y_true`" in said[1]
+    with pytest.raises(lp.InvalidParameterError, match="pass `y_score` only"):
+        lp.ranking_report(
+            log, by="user", item="item", y_true="clicked", y_score="score", score="score"
+        )
+
+
+def test_by_takes_expressions_as_evaluate_does() -> None:
+    """A key made by expressions grades the same lists as the column it stands for."""
+    log = _random_log(32)
+    args: dict[str, Any] = dict(item="item", y_score="score", k=3, n_resamples=50, seed=3)
+    by_name = lp.ranking_report(log, by="user", y_true="clicked", **args)
+    # entity = user // 3 and user % 3 together name each user once
+    slot = (pl.col("user") % 3).alias("slot")
+    for by in (pl.col("user"), [pl.col("user")], ["entity", slot], [pl.col("entity"), slot]):
+        got = lp.ranking_report(log.lazy(), by=by, y_true="clicked", **args)
+        assert got["objectives"] == by_name["objectives"], by
+        assert got["uncertainty"] == by_name["uncertainty"], by
+        assert got["n_lists"] == by_name["n_lists"]
+    # the slow reference over the users
+    rows = list(log.select("user", "item", "score", "clicked").iter_rows())
+    want = reference(rows, 3)
+    assert by_name["n_lists"] == want["n_lists"]
+    _close(by_name["objectives"]["accuracy"]["micro"], want["micro"])
+    # a y_true frame is keyed by the same expressions (it holds user, not slot)
+    pairs = log.filter("clicked").select("user", "entity", "item")
+    framed = lp.ranking_report(log.drop("clicked"), by=["entity", slot], y_true=pairs, **args)
+    assert framed["objectives"] == by_name["objectives"]
+    # a y_true frame that already holds the key is read as it is
+    keyed = pairs.with_columns(slot).drop("user")
+    again = lp.ranking_report(log.drop("clicked"), by=["entity", slot], y_true=keyed, **args)
+    assert again["objectives"] == by_name["objectives"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "msg"),
+    [
+        (
+            {"by": 3},
+            lp.InvalidParameterError,
+            "The 'by' parameter of ranking_report must be a column name, a Polars expression, "
+            "or a non-empty sequence of them. Got 3 instead.",
+        ),
+        (
+            {"by": []},
+            lp.InvalidParameterError,
+            "The 'by' parameter of ranking_report must be a column name, a Polars expression, "
+            "or a non-empty sequence of them. Got [] instead.",
+        ),
+        (
+            {"by": ["user", pl.col("user")]},
+            lp.InvalidParameterError,
+            "The 'by' parameter of ranking_report names a key column twice: ['user', 'user'].",
+        ),
+        (
+            {"by": pl.all()},
+            lp.InvalidParameterError,
+            "has no output name; give it one with .alias().",
+        ),
+        (
+            {"by": (pl.col("nope") % 2).alias("half")},
+            ValueError,
+            "ranking_report: scores has no column 'nope', which the `by` expression",
+        ),
+        (
+            {"y_true": 1},
+            lp.InvalidParameterError,
+            "The 'y_true' parameter of ranking_report must be a column name of scores or a "
+            "DataFrame/LazyFrame of realised (list, item) pairs. Got int.",
+        ),
+        (
+            {"y_score": pl.col("score")},
+            lp.InvalidParameterError,
+            "The 'y_score' parameter of ranking_report must be a column name.",
+        ),
+    ],
+    ids=["by-int", "by-empty", "by-twice", "by-no-name", "by-missing-root", "y-true", "y-score"],
+)
+def test_bad_keys_and_roles_get_a_sentence(
+    kwargs: dict[str, Any], error: type[Exception], msg: str
+) -> None:
+    args: dict[str, Any] = dict(by="user", item="item", y_true="clicked", y_score="score")
+    args.update(kwargs)
+    with pytest.raises(error, match=re.escape(msg)):
+        lp.ranking_report(BASE, **args)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"by": 3},
+        {"item": 3},
+        {"y_score": 3},
+        {"y_true": 3},
+        {"k": 0},
+        {"objectives": ()},
+        {"objectives": ("speed",)},
+        {"objectives": ("accuracy", "accuracy")},
+        {"primary_objective": "balanced"},
+        {"groups": 3},
+        {"n_resamples": 0},
+        {"seed": -1},
+        {"confidence_level": 1.0},
+        {"tail_share": 0.0},
+        {"multi_positive": "all"},
+        {"engine": "gpu"},
+        {"percentile": 1},
+        {"shrinkage": "yes"},
+        {"shrinkage_strength": -1.0},
+        {"state": "x.json"},
+        {"popularity_discount": 2.0},
+        {"popularity_discount": 0.5, "percentile": True},
+    ],
+    ids=lambda kwargs: ",".join(kwargs),
+)
+def test_every_option_is_checked_before_any_data_is_read(kwargs: dict[str, Any]) -> None:
+    """A bad option: InvalidParameterError at the top, before the frame's schema is read.
+
+    The frame would fail when read (it selects a column it does not have), so any other
+    error than the option's means the option was checked too late.
+    """
+    unreadable = pl.LazyFrame({"user": [1]}).select(pl.col("nope"))
+    args: dict[str, Any] = dict(by="user", item="item", y_true="clicked", y_score="score")
+    args.update(kwargs)
+    with pytest.raises(lp.InvalidParameterError):
+        lp.ranking_report(unreadable, **args)

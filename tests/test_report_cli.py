@@ -69,8 +69,8 @@ def test_json_equals_ranking_report(
         _log(),
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=5,
         objectives=("accuracy", "balanced"),
         train=pl.read_parquet(files["train"]),
@@ -95,7 +95,7 @@ def test_json_is_the_reports_to_json(files: dict[str, Path], tmp_path: Path) -> 
             "--n-resamples", "50", "--json", str(out), "--quiet"]  # fmt: skip
     assert run(argv) == 0
     report = lp.ranking_report(
-        pl.read_csv(files["csv"]), by="user", item="item", score="score", truth="clicked", k=3,
+        pl.read_csv(files["csv"]), by="user", item="item", y_score="score", y_true="clicked", k=3,
         train=pl.read_parquet(files["train"]), n_resamples=50,
     )  # fmt: skip
     assert report.to_json(mine) == mine
@@ -137,7 +137,7 @@ def test_html_page_and_progress(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--score", "nope"], "scores has no column 'nope'"),
+        (["--y-score", "nope"], "scores has no column 'nope'"),
         (["--popularity-discount", "1.5"], "1.5"),
         (["--truth", "missing.csv"], "truth file 'missing.csv' does not exist"),
         (["--state", "state.pkl"], "must be .json, .parquet or .pq"),
@@ -223,7 +223,7 @@ def test_the_output_opens_with_the_decision(
     assert run(argv) == 0
     out = capsys.readouterr().out.splitlines()
     payload = lp.ranking_report(
-        _log(), by="user", item="item", score="score", truth="clicked", k=3,
+        _log(), by="user", item="item", y_score="score", y_true="clicked", k=3,
         train=pl.read_parquet(files["train"]), n_resamples=100,
     )  # fmt: skip
     assert out[0] == payload["decision"]["sentence"]
@@ -309,3 +309,50 @@ def test_the_page_from_the_command_speaks_its_options(
     text = page.read_text()
     assert text.index('id="decision"') < text.index('id="protocol"')
     assert "pass --train FILE for the popularity floor." in text
+
+
+def test_the_documented_flags_are_y_score_and_y_true(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--y-score / --y-true name the columns; the payload is lp.ranking_report's for them."""
+    renamed = tmp_path / "renamed.parquet"
+    _log().rename({"score": "s", "clicked": "hit"}).write_parquet(renamed)
+    out = tmp_path / "r.json"
+    argv = ["report", str(renamed), "--y-score", "s", "--y-true", "hit", "-k", "3",
+            "--n-resamples", "50", "--json", str(out), "--quiet"]  # fmt: skip
+    assert run(argv) == 0
+    assert capsys.readouterr().err == ""
+    expected = lp.ranking_report(
+        pl.read_parquet(renamed), by="user", item="item", y_true="hit", y_score="s", k=3,
+        n_resamples=50,
+    )  # fmt: skip
+    assert _payload(out) == _same(expected)
+    with pytest.raises(SystemExit):
+        run(["report", "--help"])
+    help_text = capsys.readouterr().out
+    assert "--y-score COL" in help_text
+    assert "--y-true COL" in help_text
+    assert "--score" not in help_text
+    assert "--truth-column" not in help_text
+
+
+def test_the_old_flags_still_work_and_say_so(
+    files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--score, --truth-column: the same payload, and a stderr line each naming the new flag."""
+    renamed = tmp_path / "renamed.parquet"
+    _log().rename({"score": "s", "clicked": "hit"}).write_parquet(renamed)
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    common = ["-k", "3", "--n-resamples", "50", "--quiet"]
+    assert run(["report", str(renamed), "--y-score", "s", "--y-true", "hit", *common,
+                "--json", str(new)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert run(["report", str(renamed), "--score", "s", "--truth-column", "hit", *common,
+                "--json", str(old)]) == 0  # fmt: skip
+    assert old.read_bytes() == new.read_bytes()
+    assert capsys.readouterr().err.splitlines() == [
+        "lodestar-polars report: warning: --score is renamed --y-score (lodestar_polars 0.2.0); "
+        "--score will be removed in 0.3.0",
+        "lodestar-polars report: warning: --truth-column is renamed --y-true (lodestar_polars "
+        "0.2.0); --truth-column will be removed in 0.3.0",
+    ]

@@ -44,8 +44,8 @@ def _report(*, train: bool = True) -> lp.RankingReport:
         log,
         by="user",
         item="item",
-        score="score",
-        truth="clicked",
+        y_true="clicked",
+        y_score="score",
         k=5,
         objectives=("accuracy", "balanced", "coverage"),
         train=floor,
@@ -268,7 +268,7 @@ def test_k_at_least_every_list_length_is_said_on_the_page(tmp_path: Path) -> Non
     log = pl.read_csv(str(resources.files("lodestar_polars") / "data" / "example_implicit.csv"))
     train = log.filter(pl.col("clicked") == 1).select("item")
     payload = lp.ranking_report(
-        log, by="user", item="item", score="score", truth="clicked", k=10, train=train,
+        log, by="user", item="item", y_score="score", y_true="clicked", k=10, train=train,
         n_resamples=50,
     )  # fmt: skip
     assert payload["objectives"]["accuracy"]["micro"]["hit@10"] == 1.0

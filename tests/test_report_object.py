@@ -42,7 +42,7 @@ def _small(**options: Any) -> lp.RankingReport:
     )
     options.setdefault("objectives", ("accuracy",))
     return lp.ranking_report(
-        scores, by="user", item="item", score="score", truth="clicked", k=2, n_resamples=200,
+        scores, by="user", item="item", y_score="score", y_true="clicked", k=2, n_resamples=200,
         **options,
     )  # fmt: skip
 
@@ -61,7 +61,7 @@ def _big(*, train: bool = True) -> lp.RankingReport:
     )
     floor = pl.DataFrame({"item": rng.integers(0, m, 300)}) if train else None
     return lp.ranking_report(
-        log, by="user", item="item", score="score", truth="clicked", k=5,
+        log, by="user", item="item", y_score="score", y_true="clicked", k=5,
         objectives=("accuracy", "balanced", "coverage"), train=floor, n_resamples=100,
     )  # fmt: skip
 
@@ -235,7 +235,7 @@ def test_to_frame_without_intervals_or_tail_truth() -> None:
     )  # fmt: skip
     train = pl.DataFrame({"item": ["b"] * 8 + ["a", "c"]})
     report = lp.ranking_report(
-        scores, by="user", item="item", score="score", truth="clicked", k=1,
+        scores, by="user", item="item", y_score="score", y_true="clicked", k=1,
         objectives=("accuracy",), train=train,
     )  # fmt: skip
     assert report["uncertainty"] is None
@@ -266,7 +266,7 @@ def test_to_frame_flags_the_metrics_fixed_by_construction() -> None:
         }
     )
     report = lp.ranking_report(
-        scores, by="user", item="item", score="score", truth="clicked", k=3,
+        scores, by="user", item="item", y_score="score", y_true="clicked", k=3,
         objectives=("accuracy",), train=pl.DataFrame({"item": ["a", "b", "b", "c"]}),
         n_resamples=50,
     )  # fmt: skip

@@ -140,7 +140,7 @@ def test_a_non_numeric_score_is_refused(column: pl.Series, msg: str, *, lazy: bo
     with pytest.raises(ValueError, match=re.escape(msg.replace("top_k", "ranking_report"))):
         lp.ranking_report(
             frame.with_columns(clicked=pl.Series([True, False, False])),
-            by="user", item="item", score="score", truth="clicked",
+            by="user", item="item", y_score="score", y_true="clicked",
         )  # fmt: skip
 
 
