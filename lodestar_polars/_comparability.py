@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._validation import check_bool, check_int, check_open_interval
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -497,12 +498,12 @@ def _truth_column(
         if dtype == pl.Boolean:
             return lf.with_columns(pl.col(truth).alias(_TRUTH))
         if not dtype.is_numeric():
-            msg = f"{FIT}: the truth column {truth!r} must be Boolean or 0/1; it is {dtype}."
+            msg = f"{FIT}: the y_true column {truth!r} must be Boolean or 0/1; it is {dtype}."
             raise ValueError(msg)
         return lf.with_columns((pl.col(truth).cast(pl.Float64) == 1.0).alias(_TRUTH))
     if not isinstance(truth, (pl.DataFrame, pl.LazyFrame)):
         msg = (
-            f"{FIT}: 'truth' must be a column name of scores or a frame of realised "
+            f"{FIT}: 'y_true' must be a column name of scores or a frame of realised "
             f"(list, item) pairs; got {type(truth).__name__}."
         )
         raise TypeError(msg)
@@ -510,13 +511,13 @@ def _truth_column(
     pair_schema = pairs.collect_schema()
     missing = [c for c in [*keys, item] if c not in pair_schema]
     if missing:
-        msg = f"{FIT}: the truth frame has no column {', '.join(map(repr, missing))}."
+        msg = f"{FIT}: the y_true frame has no column {', '.join(map(repr, missing))}."
         raise ValueError(msg)
     pairs = pairs.select(*keys, item).unique()
     unknown = pairs.join(lf.select(keys).unique(), on=keys, how="anti").collect()
     if unknown.height:
         msg = (
-            f"{FIT}: the truth frame names {unknown.height} list(s) that are not in scores, "
+            f"{FIT}: the y_true frame names {unknown.height} list(s) that are not in scores, "
             f"e.g. {_describe(unknown.row(0, named=True), keys)}."
         )
         raise ValueError(msg)
@@ -536,7 +537,7 @@ def _check_binary_truth(df: pl.DataFrame, truth: str, keys: list[str], item: str
         more = f" and {values.len() - 5} more" if values.len() > 5 else ""
         row = bad.row(0, named=True)
         msg = (
-            f"{FIT}: the truth column {truth!r} must hold only True/False or 0/1; it holds "
+            f"{FIT}: the y_true column {truth!r} must hold only True/False or 0/1; it holds "
             f"{shown}{more} ({bad.height} row(s)), e.g. in the list {_describe(row, keys)} for "
             f"{item}={row[item]!r}."
         )
@@ -564,13 +565,14 @@ def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: Floa
     return np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
 
 
+@renamed(score="y_score", truth="y_true")
 def fit_comparability(
     scores: pl.DataFrame | pl.LazyFrame,
     *,
     by: str | Sequence[str],
     item: str,
-    score: str,
-    truth: str | pl.DataFrame | pl.LazyFrame,
+    y_score: str,
+    y_true: str | pl.DataFrame | pl.LazyFrame,
     n_quantiles: int = 100,
 ) -> ComparabilityState:
     """Learn each item's base rate and score quantiles, for :func:`transform_for_objective`.
@@ -586,9 +588,9 @@ def fit_comparability(
         The column(s) naming a list (the evaluation unit).
     item : str
         The item (class) column: integers or strings.
-    score : str
+    y_score : str
         The score column.
-    truth : str or polars.DataFrame or polars.LazyFrame
+    y_true : str or polars.DataFrame or polars.LazyFrame
         A Boolean or 0/1 column of ``scores``, or a frame of the realised (``by``, ``item``)
         pairs.  Lists with no positive are left out of the base rates (counted in
         ``n_dropped``).
@@ -612,7 +614,7 @@ def fit_comparability(
     ...     "score": [0.9, 0.2, 0.6, 0.3, 0.8, 0.1, 0.4, 0.5],
     ...     "clicked": [True, False, True, False, False, True, False, False],
     ... })
-    >>> state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    >>> state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     >>> state.table.select("item", "n_positive", "n_candidate", "base_rate")
     shape: (2, 4)
     ┌──────┬────────────┬─────────────┬───────────┐
@@ -635,19 +637,19 @@ def fit_comparability(
     n_quantiles = cast("int", check_int(n_quantiles, "n_quantiles", FIT, allow_none=False))
     lf = scores.lazy()
     schema = lf.collect_schema()
-    _check_columns(schema, [*keys, item, score], FIT)
-    _check_score_dtype(schema, score, FIT)
+    _check_columns(schema, [*keys, item, y_score], FIT)
+    _check_score_dtype(schema, y_score, FIT)
     item_dtype = _check_item_dtype(schema, item, FIT)
-    lf = _truth_column(lf, schema, truth, keys, item)
-    raw = [pl.col(truth).alias(_RAW_TRUTH)] if isinstance(truth, str) else []
+    lf = _truth_column(lf, schema, y_true, keys, item)
+    raw = [pl.col(y_true).alias(_RAW_TRUTH)] if isinstance(y_true, str) else []
     df = lf.select(
-        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), _TRUTH, *raw
+        *keys, pl.col(item).cast(item_dtype), pl.col(y_score).cast(pl.Float64), _TRUTH, *raw
     ).collect()
-    if isinstance(truth, str):
-        _check_binary_truth(df, truth, keys, item)
+    if isinstance(y_true, str):
+        _check_binary_truth(df, y_true, keys, item)
         df = df.drop(_RAW_TRUTH)
     _check_no_nulls(df, [*keys, item, _TRUTH], FIT)
-    _check_finite(df, keys, score, FIT)
+    _check_finite(df, keys, y_score, FIT)
     per_list = df.group_by(keys).agg(
         pl.len().alias("__lp_n"),
         pl.col(item).n_unique().alias("__lp_u"),
@@ -682,7 +684,7 @@ def fit_comparability(
     )
     n_lists_all = per_list.height
     levels = np.linspace(0.0, 1.0, int(n_quantiles) + 1)
-    quants = _quantiles(item_id, df[score].to_numpy(), catalogue.len(), levels)
+    quants = _quantiles(item_id, df[y_score].to_numpy(), catalogue.len(), levels)
     n_pos = per_item["n_positive"].to_numpy()
     n_cand = per_item["n_candidate"].to_numpy()
     rate = np.divide(n_pos, n_cand, out=np.zeros(n_pos.size), where=n_cand > 0)
@@ -729,12 +731,15 @@ def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
         raise InvalidParameterError(msg)
     if alpha is not None:
         if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool):
-            msg = f"{TRANSFORM}: 'alpha' must be a float in [0, 1] or None; got {alpha!r}."
+            msg = (
+                f"{TRANSFORM}: 'popularity_discount' must be a float in [0, 1] or None; "
+                f"got {alpha!r}."
+            )
             raise InvalidParameterError(msg)
         preset, explicit = float(alpha), True
     if not (0.0 <= preset <= 1.0):  # also refuses nan
         msg = (
-            f"{TRANSFORM}: the popularity discount alpha must be in [0, 1] (0 keeps the scores, "
+            f"{TRANSFORM}: the popularity discount (popularity_discount) must be in [0, 1] (0 keeps the scores, "
             f"1 divides by the full base rate); got {preset!r}."
         )
         raise InvalidParameterError(msg)
@@ -792,6 +797,7 @@ def rank_percentile(
     return np.where(on, mid_level, out)
 
 
+@renamed(score="y_score", alpha="popularity_discount")
 def transform_for_objective(
     scores: FrameT,
     objective: Objective | float,
@@ -799,8 +805,8 @@ def transform_for_objective(
     *,
     by: str | Sequence[str],
     item: str,
-    score: str,
-    alpha: float | None = None,
+    y_score: str,
+    popularity_discount: float | None = None,
     shrinkage: bool = False,
     shrinkage_strength: float | None = None,
     percentile: bool = False,
@@ -831,10 +837,11 @@ def transform_for_objective(
         The list column(s), used to name an offending list in errors.
     item : str
         The item column; every item must be in the state's catalogue.
-    score : str
+    y_score : str
         The score column, replaced by the re-expressed Float64 score.
-    alpha : float, optional
-        A raw alpha in [0, 1] overriding the objective's preset.
+    popularity_discount : float, optional
+        A raw popularity discount (the exponent alpha) in [0, 1], overriding the objective's
+        preset.
     shrinkage : bool, default False
         Shrink each score toward its item's base rate (needs scores in [0, 1]).
     shrinkage_strength : float, optional
@@ -848,7 +855,7 @@ def transform_for_objective(
     Returns
     -------
     polars.DataFrame or polars.LazyFrame
-        ``scores`` (same type, rows and columns, in order) with ``score`` re-expressed.  A
+        ``scores`` (same type, rows and columns, in order) with ``y_score`` re-expressed.  A
         LazyFrame is collected to check the catalogue and given back lazy.
 
     Examples
@@ -861,10 +868,10 @@ def transform_for_objective(
     ...     "score": [0.9, 0.2, 0.6, 0.3, 0.8, 0.1, 0.4, 0.5],
     ...     "clicked": [True, False, True, False, False, True, False, False],
     ... })
-    >>> state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    >>> state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     >>> new = pl.DataFrame({"user": [9, 9], "item": ["a", "b"], "score": [0.4, 0.3]})
     >>> out = lp.transform_for_objective(
-    ...     new, "coverage", state, by="user", item="item", score="score"
+    ...     new, "coverage", state, by="user", item="item", y_score="score"
     ... )
     >>> out["score"].to_list()  # 0.4 / (2/3) and 0.3 / (1/3): b now leads
     [0.6000000000000001, 0.9]
@@ -874,7 +881,7 @@ def transform_for_objective(
         kind = type(scores).__name__
         msg = f"{caller}: 'scores' must be a polars DataFrame or LazyFrame; got {kind}."
         raise TypeError(msg)
-    a, explicit = _resolve_alpha(objective, alpha)
+    a, explicit = _resolve_alpha(objective, popularity_discount)
     shrinkage, strength = resolve_shrinkage(shrinkage, shrinkage_strength, caller)
     percentile = check_bool(percentile, "percentile", caller)
     state = check_state(state, caller)
@@ -882,7 +889,8 @@ def transform_for_objective(
     if percentile and explicit and a != 0.0:
         msg = (
             f"{caller}: percentile ranking is base-rate invariant and takes no popularity "
-            f"discount; got alpha={a!r} with percentile=True (pass alpha=None or 0)."
+            f"discount; got popularity_discount={a!r} with percentile=True (pass "
+            "popularity_discount=None or 0)."
         )
         raise ValueError(msg)
     if percentile:
@@ -890,30 +898,31 @@ def transform_for_objective(
     keys: list[str] = _keys(by, caller)
     lazy = isinstance(scores, pl.LazyFrame)
     schema = scores.lazy().collect_schema()
-    _check_columns(schema, [*keys, item, score], caller)
-    _check_score_dtype(schema, score, caller)
+    _check_columns(schema, [*keys, item, y_score], caller)
+    _check_score_dtype(schema, y_score, caller)
     if a == 0.0 and not shrinkage and not percentile:
-        return scores.with_columns(pl.col(score).cast(pl.Float64))  # the identity
+        return scores.with_columns(pl.col(y_score).cast(pl.Float64))  # the identity
     if state is None:
         needs = (
             "percentile ranking (the item's score quantiles)"
             if percentile
             else "shrinkage (the items' base rates)"
             if shrinkage
-            else f"the popularity discount alpha={a!r} (the items' base rates)"
+            else f"the popularity discount {a!r} (the items' base rates)"
         )
         msg = (
             f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
             "once on training or holdout data; got state=None. Scores are never used to fit "
             "their own state (one list's ranking would depend on the rest of the batch); only "
-            "the identity (alpha 0, no shrinkage, no percentile) runs without a state."
+            "the identity (popularity_discount 0, no shrinkage, no percentile) runs without a "
+            "state."
         )
         raise ValueError(msg)
     item_dtype = _check_item_dtype(schema, item, caller)
     df = scores.lazy().collect() if lazy else scores
     assert isinstance(df, pl.DataFrame)
     _check_no_nulls(df, [item], caller)
-    _check_finite(df, keys, score, caller)
+    _check_finite(df, keys, y_score, caller)
     catalogue = state.catalogue
     if item_dtype != catalogue.dtype and not (
         item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
@@ -937,7 +946,7 @@ def transform_for_objective(
         )
         raise ValueError(msg)
     item_id = ids.to_numpy()
-    s = df[score].cast(pl.Float64).to_numpy().copy()
+    s = df[y_score].cast(pl.Float64).to_numpy().copy()
     table = state.table
     n_pos = table["n_positive"].to_numpy().astype(np.float64)
     if shrinkage:
@@ -947,7 +956,7 @@ def transform_for_objective(
             msg = (
                 f"{caller}: shrinkage pulls a probability toward the item's base rate and needs "
                 f"scores in [0, 1]; the list {_describe(row, keys)} has {item}={row[item]!r} "
-                f"with {score}={row[score]!r}."
+                f"with {y_score}={row[y_score]!r}."
             )
             raise ValueError(msg)
         rate = table["base_rate"].to_numpy()
@@ -957,9 +966,10 @@ def transform_for_objective(
         if bad.any():
             row = df.filter(pl.Series(bad)).row(0, named=True)
             msg = (
-                f"{caller}: the popularity discount divides a score by base_rate ** alpha and "
+                f"{caller}: the popularity discount divides a score by base_rate ** popularity_discount "
+                f"and "
                 f"needs scores >= 0; the list {_describe(row, keys)} has {item}={row[item]!r} "
-                f"with {score}={row[score]!r}."
+                f"with {y_score}={row[y_score]!r}."
             )
             raise ValueError(msg)
         n_cand = table["n_candidate"].to_numpy().astype(np.float64)
@@ -969,5 +979,5 @@ def transform_for_objective(
         quants = np.asarray(table["quantiles"].to_list(), dtype=np.float64)
         levels = np.asarray(state.quantile_levels, dtype=np.float64)
         s = rank_percentile(quants, levels, item_id, s)
-    out = df.with_columns(pl.Series(score, s, dtype=pl.Float64))
+    out = df.with_columns(pl.Series(y_score, s, dtype=pl.Float64))
     return out.lazy() if lazy else out  # type: ignore[return-value]
