@@ -739,8 +739,8 @@ def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
         preset, explicit = float(alpha), True
     if not (0.0 <= preset <= 1.0):  # also refuses nan
         msg = (
-            f"{TRANSFORM}: the popularity discount (popularity_discount) must be in [0, 1] (0 keeps the scores, "
-            f"1 divides by the full base rate); got {preset!r}."
+            f"{TRANSFORM}: the popularity discount (popularity_discount) must be in [0, 1] "
+            f"(0 keeps the scores, 1 divides by the full base rate); got {preset!r}."
         )
         raise InvalidParameterError(msg)
     return preset, explicit
@@ -966,10 +966,9 @@ def transform_for_objective(
         if bad.any():
             row = df.filter(pl.Series(bad)).row(0, named=True)
             msg = (
-                f"{caller}: the popularity discount divides a score by base_rate ** popularity_discount "
-                f"and "
-                f"needs scores >= 0; the list {_describe(row, keys)} has {item}={row[item]!r} "
-                f"with {y_score}={row[y_score]!r}."
+                f"{caller}: the popularity discount divides a score by base_rate ** "
+                f"popularity_discount and needs scores >= 0; the list {_describe(row, keys)} "
+                f"has {item}={row[item]!r} with {y_score}={row[y_score]!r}."
             )
             raise ValueError(msg)
         n_cand = table["n_candidate"].to_numpy().astype(np.float64)

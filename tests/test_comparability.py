@@ -291,8 +291,10 @@ def test_shrinkage_with_percentile_raises() -> None:
 def test_percentile_with_a_discount_raises() -> None:
     """A percentile block takes no alpha (the payload records null for it)."""
     state = lp.fit_comparability(_log(), y_true="clicked", **KW)
-    with pytest.raises(ValueError, match=r"takes no popularity discount; got popularity_discount=0\.3"):
-        lp.transform_for_objective(_log(), "coverage", state, popularity_discount=0.3, percentile=True, **KW)
+    with pytest.raises(ValueError, match=r"no popularity discount; got popularity_discount=0\.3"):
+        lp.transform_for_objective(
+            _log(), "coverage", state, popularity_discount=0.3, percentile=True, **KW
+        )
     with pytest.raises(ValueError, match=r"got popularity_discount=1\.0 with percentile=True"):
         lp.transform_for_objective(_log(), 1.0, state, percentile=True, **KW)
 
