@@ -71,11 +71,12 @@ def summarize(
     -------
     polars.DataFrame or polars.LazyFrame
         A ``LazyFrame`` for a ``LazyFrame`` (its values are read once when ``summarize`` is
-        called, for the checks below); a ``DataFrame`` otherwise.  One row per (cohort
-        and) metric: the cohort column (when given; null for the whole frame, last), ``metric`` (str), ``micro``, ``macro``, ``divergence`` (``macro -
-        micro``) (f64), ``queries`` and ``users`` (u32, the counts behind the means).  Every
-        cohort of the frame has a row for every metric: where none of its queries has a
-        value of that metric the means are null and both counts 0.
+        called, for the checks below); a ``DataFrame`` otherwise. One row per (cohort and)
+        metric: the cohort column (when given; null for the whole frame, last), ``metric``
+        (str), ``micro``, ``macro``, ``divergence`` (``macro - micro``) (f64), ``queries``
+        and ``users`` (u32, the counts behind the means). Every cohort of the frame has a
+        row for every metric: where none of its queries has a value of that metric the means
+        are null and both counts 0.
 
     Raises
     ------
