@@ -735,7 +735,7 @@ def calibration_curve(
     strategy = check_strategy(strategy, caller)
     lazy, was_lazy, truth, prob, by_exprs = _roles(frame, y_true, y_prob, by, caller, "y_prob")
     keys = names_of(by_exprs)
-    c = _Inputs(truth, prob, caller)
+    c: _Inputs = _Inputs(truth, prob, caller)
     outside = (c.score < 0.0) | (c.score > 1.0)
     checks = Metric(
         "ok",
@@ -762,4 +762,4 @@ def calibration_curve(
         )
         .sort(*keys, "bin")
     )
-    return give_back(curve, lazy=was_lazy)  # type: ignore[no-any-return]
+    return give_back(curve, lazy=was_lazy)

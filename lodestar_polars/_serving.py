@@ -188,7 +188,7 @@ def top_k(
     source, was_lazy = check_validated_frame(frame, "frame", "top_k")
     roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
     schema = select_roles(source, roles, "frame", "top_k")
-    keys = names_of(by_exprs)
+    keys: list[str] = names_of(by_exprs)
     [item_name, score] = names_of([item_expr, score_expr])
     lazy = source.select(*by_exprs, item_expr, score_expr)
     check_score_dtype(schema, score, "top_k")
@@ -208,4 +208,4 @@ def top_k(
         .filter(pl.col("rank") <= kk)
         .drop(key)
     )
-    return give_back(ranked, lazy=was_lazy)  # type: ignore[no-any-return]
+    return give_back(ranked, lazy=was_lazy)

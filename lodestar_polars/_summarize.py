@@ -132,7 +132,7 @@ def summarize(
     schema = frame.collect_schema()
     user = pl.col(by_names[0]) if len(by_names) == 1 else pl.struct(by_names)
     label = by_names[0] if len(by_names) == 1 else str(by_names)
-    keys = [_COHORT] if cohort_name is not None else []
+    keys: list[str] = [_COHORT] if cohort_name is not None else []
     # the roles under names of their own: a user or cohort column may be called anything
     # ("w", "queries") without meeting the columns made below
     long = frame.select(
@@ -194,7 +194,7 @@ def summarize(
         pl.col("queries").fill_null(0),
         pl.col("users").fill_null(0),
     )
-    return give_back(result, lazy=lazy)  # type: ignore[no-any-return]
+    return give_back(result, lazy=lazy)
 
 
 def _check_options(

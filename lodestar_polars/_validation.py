@@ -235,9 +235,11 @@ def check_columns(value: object, name: str, caller: str) -> list[pl.Expr]:
     >>> [e.meta.output_name() for e in check_columns(["user", pl.col("day")], "by", "f")]
     ['user', 'day']
     """
-    items: list[object] = (
-        [value] if isinstance(value, (str, pl.Expr)) else list(value) if _is_seq(value) else []
-    )
+    items: list[object] = []
+    if isinstance(value, (str, pl.Expr)):
+        items = [value]
+    elif isinstance(value, Sequence) and not isinstance(value, bytes):
+        items = list(value)
     exprs = [_as_expr(v) for v in items]
     names = [None if e is None else _output_name(e) for e in exprs]
     if not items or any(n is None for n in names):
@@ -251,10 +253,6 @@ def check_columns(value: object, name: str, caller: str) -> list[pl.Expr]:
         msg = f"The {name!r} parameter of {caller} names a column twice: {twice}."
         raise InvalidParameterError(msg)
     return [e.alias(n) for e, n in zip(exprs, names, strict=True)]  # type: ignore[union-attr,arg-type]
-
-
-def _is_seq(value: object) -> bool:
-    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
 
 
 def names_of(exprs: Sequence[pl.Expr]) -> list[str]:
