@@ -23,7 +23,16 @@ import numpy.typing as npt
 import polars as pl
 
 from lodestar_polars._deprecation import renamed
-from lodestar_polars._validation import check_bool, check_int, check_open_interval
+from lodestar_polars._validation import (
+    check_bool,
+    check_column,
+    check_columns,
+    check_frame,
+    check_int,
+    check_open_interval,
+    names_of,
+    select_roles,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 __all__ = [
@@ -416,18 +425,59 @@ def check_state(state: object, caller: str) -> ComparabilityState | None:
     raise InvalidParameterError(msg)
 
 
-def _keys(by: object, caller: str) -> list[str]:
-    keys: list[Any] = []
-    if isinstance(by, str):
-        keys = [by]
-    elif isinstance(by, Sequence):
-        keys = list(by)
-    if not keys or not all(isinstance(k, str) for k in keys):
-        msg = (
-            f"{caller}: 'by' must name the list column(s), a str or a sequence of str; got {by!r}."
-        )
-        raise InvalidParameterError(msg)
-    return keys
+def _roles(
+    scores: object,
+    by: object,
+    item: object,
+    y_score: object,
+    caller: str,
+    y_true: object = None,
+) -> tuple[pl.DataFrame | pl.LazyFrame, list[str], str, str, str | None]:
+    """The frame with each role a column of its own name: ``(frame, keys, item, score, truth)``.
+
+    A role given as an expression is computed into a column under its output name
+    (``pl.col("s") * 2`` is ``s``); names pass as they are.  A ``DataFrame`` stays a
+    ``DataFrame``, Arrow data becomes one, a ``LazyFrame`` stays lazy.
+    """
+    lf, lazy = check_frame(scores, "scores", caller)
+    by_exprs = check_columns(by, "by", caller)
+    item_expr = check_column(item, "item", caller)
+    score_expr = check_column(y_score, "y_score", caller)
+    truth_expr = (
+        None
+        if y_true is None or isinstance(y_true, (pl.DataFrame, pl.LazyFrame))
+        else check_column(y_true, "y_true", caller)
+    )
+    assert item_expr is not None
+    assert score_expr is not None
+    roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
+    if truth_expr is not None:
+        roles["y_true"] = [truth_expr]
+    select_roles(lf, roles, "scores", caller)
+    given = [
+        *zip(
+            by if isinstance(by, Sequence) and not isinstance(by, str) else [by],
+            by_exprs,
+            strict=True,
+        ),
+        (item, item_expr),
+        (y_score, score_expr),
+        *([(y_true, truth_expr)] if truth_expr is not None else []),
+    ]
+    computed = [expr for value, expr in given if isinstance(value, pl.Expr)]
+    frame: pl.DataFrame | pl.LazyFrame = (
+        scores if isinstance(scores, pl.DataFrame) else lf if lazy else lf.collect()
+    )
+    if computed:
+        frame = frame.with_columns(computed)
+    truth = None if truth_expr is None else truth_expr.meta.output_name()
+    return (
+        frame,
+        names_of(by_exprs),
+        item_expr.meta.output_name(),
+        score_expr.meta.output_name(),
+        truth,
+    )
 
 
 def _check_columns(schema: Mapping[str, Any], names: Sequence[str], caller: str) -> None:
@@ -569,10 +619,10 @@ def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: Floa
 def fit_comparability(
     scores: pl.DataFrame | pl.LazyFrame,
     *,
-    by: str | Sequence[str],
-    item: str,
-    y_score: str,
-    y_true: str | pl.DataFrame | pl.LazyFrame,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr | pl.DataFrame | pl.LazyFrame,
     n_quantiles: int = 100,
 ) -> ComparabilityState:
     """Learn each item's base rate and score quantiles, for :func:`transform_for_objective`.
@@ -582,18 +632,19 @@ def fit_comparability(
 
     Parameters
     ----------
-    scores : polars.DataFrame or polars.LazyFrame
+    scores : polars.DataFrame, polars.LazyFrame or Arrow data
         One row per (list, item) with the model's score.
-    by : str or sequence of str
+    by : str, polars.Expr or sequence of them
         The column(s) naming a list (the evaluation unit).
-    item : str
+    item : str or polars.Expr
         The item (class) column: integers or strings.
-    y_score : str
-        The score column.
-    y_true : str or polars.DataFrame or polars.LazyFrame
+    y_score : str or polars.Expr
+        The score column (called ``score`` before 0.2.0; the old name warns until 0.3.0).
+    y_true : str, polars.Expr, polars.DataFrame or polars.LazyFrame
         A Boolean or 0/1 column of ``scores``, or a frame of the realised (``by``, ``item``)
-        pairs.  Lists with no positive are left out of the base rates (counted in
-        ``n_dropped``).
+        pairs (called ``truth`` before 0.2.0). An expression plays its role under its output
+        name (``pl.col("s") * 2`` is ``s``), here and in every role. Lists with no positive
+        are left out of the base rates (counted in ``n_dropped``).
     n_quantiles : int, default 100
         The score quantiles kept per item are at the ``n_quantiles + 1`` levels
         ``0, 1/n_quantiles, ..., 1`` (NumPy's ``linear`` method).
@@ -628,25 +679,27 @@ def fit_comparability(
     >>> state.n_lists, state.n_dropped
     (3, 1)
     """
-    if not isinstance(scores, (pl.DataFrame, pl.LazyFrame)):
-        msg = (
-            f"{FIT}: 'scores' must be a polars DataFrame or LazyFrame; got {type(scores).__name__}."
-        )
-        raise TypeError(msg)
-    keys = _keys(by, FIT)
     n_quantiles = cast("int", check_int(n_quantiles, "n_quantiles", FIT, allow_none=False))
-    lf = scores.lazy()
+    source, keys, item, y_score, truth_name = _roles(scores, by, item, y_score, FIT, y_true)
+    truth: str | pl.DataFrame | pl.LazyFrame
+    if truth_name is not None:
+        truth = truth_name
+    elif isinstance(y_true, (pl.DataFrame, pl.LazyFrame)):
+        truth = y_true
+    else:  # pragma: no cover - _roles checked it
+        raise AssertionError(y_true)
+    lf = source.lazy()
     schema = lf.collect_schema()
     _check_columns(schema, [*keys, item, y_score], FIT)
     _check_score_dtype(schema, y_score, FIT)
     item_dtype = _check_item_dtype(schema, item, FIT)
-    lf = _truth_column(lf, schema, y_true, keys, item)
-    raw = [pl.col(y_true).alias(_RAW_TRUTH)] if isinstance(y_true, str) else []
+    lf = _truth_column(lf, schema, truth, keys, item)
+    raw = [pl.col(truth).alias(_RAW_TRUTH)] if isinstance(truth, str) else []
     df = lf.select(
         *keys, pl.col(item).cast(item_dtype), pl.col(y_score).cast(pl.Float64), _TRUTH, *raw
     ).collect()
-    if isinstance(y_true, str):
-        _check_binary_truth(df, y_true, keys, item)
+    if isinstance(truth, str):
+        _check_binary_truth(df, truth, keys, item)
         df = df.drop(_RAW_TRUTH)
     _check_no_nulls(df, [*keys, item, _TRUTH], FIT)
     _check_finite(df, keys, y_score, FIT)
@@ -803,9 +856,9 @@ def transform_for_objective(
     objective: Objective | float,
     state: ComparabilityState | None,
     *,
-    by: str | Sequence[str],
-    item: str,
-    y_score: str,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
     popularity_discount: float | None = None,
     shrinkage: bool = False,
     shrinkage_strength: float | None = None,
@@ -826,22 +879,25 @@ def transform_for_objective(
 
     Parameters
     ----------
-    scores : polars.DataFrame or polars.LazyFrame
-        One row per (list, item) with the model's score; other columns pass through.
+    scores : polars.DataFrame, polars.LazyFrame or Arrow data
+        One row per (list, item) with the model's score; other columns pass through.  A role
+        given as an expression is computed into the column of its output name first.
     objective : {'accuracy', 'balanced', 'coverage'} or float
         A named objective (its preset alpha) or a raw alpha in [0, 1].
     state : ComparabilityState or None
         From :func:`fit_comparability`.  Only the identity (alpha 0, no shrinkage, no
         percentile) runs without one; otherwise ``None`` raises.
-    by : str or sequence of str
+    by : str, polars.Expr or sequence of them
         The list column(s), used to name an offending list in errors.
-    item : str
+    item : str or polars.Expr
         The item column; every item must be in the state's catalogue.
-    y_score : str
-        The score column, replaced by the re-expressed Float64 score.
+    y_score : str or polars.Expr
+        The score column, replaced by the re-expressed Float64 score (called ``score``
+        before 0.2.0; the old name warns until 0.3.0).
     popularity_discount : float, optional
         A raw popularity discount (the exponent alpha) in [0, 1], overriding the objective's
-        preset.
+        preset (called ``alpha`` before 0.2.0; ``alpha`` now means only a significance
+        level across the library).
     shrinkage : bool, default False
         Shrink each score toward its item's base rate (needs scores in [0, 1]).
     shrinkage_strength : float, optional
@@ -877,10 +933,6 @@ def transform_for_objective(
     [0.6000000000000001, 0.9]
     """
     caller = TRANSFORM
-    if not isinstance(scores, (pl.DataFrame, pl.LazyFrame)):
-        kind = type(scores).__name__
-        msg = f"{caller}: 'scores' must be a polars DataFrame or LazyFrame; got {kind}."
-        raise TypeError(msg)
     a, explicit = _resolve_alpha(objective, popularity_discount)
     shrinkage, strength = resolve_shrinkage(shrinkage, shrinkage_strength, caller)
     percentile = check_bool(percentile, "percentile", caller)
@@ -895,13 +947,15 @@ def transform_for_objective(
         raise ValueError(msg)
     if percentile:
         a = 0.0
-    keys: list[str] = _keys(by, caller)
-    lazy = isinstance(scores, pl.LazyFrame)
-    schema = scores.lazy().collect_schema()
+    keys: list[str]
+    source, keys, item, y_score, _ = _roles(scores, by, item, y_score, caller)
+    lazy = isinstance(source, pl.LazyFrame)
+    schema = source.lazy().collect_schema()
     _check_columns(schema, [*keys, item, y_score], caller)
     _check_score_dtype(schema, y_score, caller)
     if a == 0.0 and not shrinkage and not percentile:
-        return scores.with_columns(pl.col(y_score).cast(pl.Float64))  # the identity
+        # the identity
+        return source.with_columns(pl.col(y_score).cast(pl.Float64))  # type: ignore[return-value]
     if state is None:
         needs = (
             "percentile ranking (the item's score quantiles)"
@@ -919,7 +973,7 @@ def transform_for_objective(
         )
         raise ValueError(msg)
     item_dtype = _check_item_dtype(schema, item, caller)
-    df = scores.lazy().collect() if lazy else scores
+    df = source.lazy().collect() if lazy else source
     assert isinstance(df, pl.DataFrame)
     _check_no_nulls(df, [item], caller)
     _check_finite(df, keys, y_score, caller)

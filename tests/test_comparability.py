@@ -94,7 +94,11 @@ def test_fit_is_the_same_eager_lazy_and_shuffled() -> None:
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        (lambda f: f.drop("score"), r"'scores' has no column 'score'"),
+        (
+            lambda f: f.drop("score"),
+            r"The 'y_score' parameter of fit_comparability names 'score', which is not a column "
+            r"of scores",
+        ),
         (
             lambda f: f.with_columns(
                 pl.when(pl.col("user") == 2)
@@ -647,3 +651,34 @@ def test_transform_for_objective_old_names_warn() -> None:
     assert "`score` is renamed `y_score`" in str(record[0].message)
     assert "`alpha` is renamed `popularity_discount`" in str(record[1].message)
     assert old.equals(new)
+
+
+def test_roles_take_expressions() -> None:
+    """Every role an expression: the same state and transform as the computed columns."""
+    log = _log()
+    computed = log.with_columns(
+        user=pl.col("user") * 10, item=pl.col("item").str.to_uppercase(), score=pl.col("score") / 2
+    )
+    kw: dict[str, Any] = dict(by="user", item="item", y_score="score")
+    want = lp.fit_comparability(computed, y_true="clicked", **kw)
+    exprs: dict[str, Any] = dict(
+        by=(pl.col("user") * 10).alias("user"),
+        item=pl.col("item").str.to_uppercase(),
+        y_score=pl.col("score") / 2,
+    )
+    got = lp.fit_comparability(log, y_true=pl.col("clicked").cast(pl.Int8), **exprs)
+    assert got == want
+    assert want.catalogue.str.to_uppercase().equals(want.catalogue)  # the computed items
+    for frame in (log, log.lazy()):
+        out = lp.transform_for_objective(frame, "coverage", want, **exprs)
+        assert isinstance(out, type(frame))
+        expected = lp.transform_for_objective(computed, "coverage", want, **kw)
+        assert out.lazy().collect().equals(expected)
+
+
+def test_bad_roles_and_frames_are_invalid_parameters() -> None:
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
+    with pytest.raises(lp.InvalidParameterError, match="The 'item' parameter of"):
+        lp.transform_for_objective(_log(), "coverage", state, by="user", item=3, y_score="score")
+    with pytest.raises(lp.InvalidParameterError, match="The 'scores' parameter of"):
+        lp.fit_comparability({"user": [1]}, y_true="clicked", **KW)
