@@ -33,7 +33,7 @@ import polars as pl
 from lodestar_polars._calibration import calibration_curve
 from lodestar_polars._core.calibration import binary_clf_counts
 from lodestar_polars._deprecation import RENAMED_IN, renamed
-from lodestar_polars._validation import BinStrategy, check_option
+from lodestar_polars._validation import BinStrategy, check_frame, check_option
 from lodestar_polars.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -76,10 +76,10 @@ def _figure(ncols: int = 1, width: float = 6.0) -> tuple[Figure, Any]:
     return figure, axes
 
 
-def _require(frame: pl.DataFrame, columns: Sequence[str], caller: str) -> None:
-    if not isinstance(frame, pl.DataFrame):
-        msg = f"{caller}: expected a polars DataFrame, got {type(frame).__name__}"
-        raise TypeError(msg)
+def _require(frame: object, columns: Sequence[str], caller: str) -> pl.DataFrame:
+    """The frame to draw: a DataFrame, a LazyFrame (collected) or Arrow data, with ``columns``."""
+    lazy, _ = check_frame(frame, "frame", caller)
+    frame = lazy.collect()
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         msg = f"{caller}: the frame has no column {missing[0]!r} (columns: {frame.columns})"
@@ -87,6 +87,7 @@ def _require(frame: pl.DataFrame, columns: Sequence[str], caller: str) -> None:
     if frame.is_empty():
         msg = f"{caller}: the frame has no rows"
         raise ValueError(msg)
+    return frame
 
 
 def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
@@ -94,7 +95,7 @@ def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
 
 
 def metric_at_k(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     *,
     run: str = "run",
     k: str = "k",
@@ -128,7 +129,7 @@ def metric_at_k(
     >>> plot.metric_at_k(curves, value="value", title="nDCG@k").axes[0].get_title()
     'nDCG@k'
     """
-    _require(frame, (run, k, value), "metric_at_k")
+    frame = _require(frame, (run, k, value), "metric_at_k")
     figure, (axes,) = _figure()
     for name in _runs(frame, run):
         part = frame.filter(pl.col(run) == name).sort(k)
@@ -143,7 +144,7 @@ def metric_at_k(
 
 @renamed(query="by")
 def per_query_distribution(
-    per_query: pl.DataFrame,
+    per_query: pl.DataFrame | pl.LazyFrame,
     *,
     metric: str,
     run: str = "run",
@@ -188,7 +189,7 @@ def per_query_distribution(
     2
     """
     caller = "per_query_distribution"
-    _require(per_query, (run, by, metric), caller)
+    per_query = _require(per_query, (run, by, metric), caller)
     runs = _runs(per_query, run)
     if baseline is not None and baseline not in runs:
         msg = f"{caller}: baseline {baseline!r} is not a run (runs: {runs})"
@@ -266,7 +267,7 @@ _PR_CURVES = ("interpolated", "pooled")
 @_runs_moved_to_run
 @renamed(query="by")
 def precision_recall_curve(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
     y_score: str,
     *,
@@ -362,7 +363,7 @@ def precision_recall_curve(
             "queries. Give by=..., or curve='pooled'."
         )
         raise InvalidParameterError(msg)
-    _require(frame, [c for c in (y_true, y_score, run, by) if c is not None], caller)
+    frame = _require(frame, [c for c in (y_true, y_score, run, by) if c is not None], caller)
     _check_scores(frame, y_score, run, caller)
     for label, col in (("run", run), ("query", by)):
         if col is not None and frame[col].null_count():
@@ -497,7 +498,7 @@ def _iprec_at_recall(
 
 
 def calibration_diagram(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
     y_prob: str,
     *,
@@ -537,7 +538,8 @@ def calibration_diagram(
     >>> len(plot.calibration_diagram(log, "y", "p", n_bins=2).axes)
     2
     """
-    _require(frame, [c for c in (y_true, y_prob, by) if c is not None], "calibration_diagram")
+    needed = [c for c in (y_true, y_prob, by) if c is not None]
+    frame = _require(frame, needed, "calibration_diagram")
     table = calibration_curve(frame, y_true, y_prob, n_bins=n_bins, strategy=strategy, by=by)
     figure, axes = _figure(2)
     axes[0].plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfectly calibrated")
@@ -589,7 +591,7 @@ def _wrap(text: str, width: int) -> str:
 
 
 def comparison_chart(
-    table: pl.DataFrame | Comparison,
+    table: pl.DataFrame | pl.LazyFrame | Comparison,
     *,
     alpha: float | None = None,
     lower_is_better: str | Sequence[str] = (),
@@ -650,7 +652,7 @@ def comparison_chart(
         directions.update(table.directions)
         alpha = table.alpha if alpha is None else alpha
         table = table.table
-    _require(table, COMPARE_COLUMNS, "comparison_chart")
+    table = _require(table, COMPARE_COLUMNS, "comparison_chart")
     lower = _metric_names(lower_is_better, "lower_is_better")
     higher = _metric_names(higher_is_better, "higher_is_better")
     metrics = table["metric"].unique(maintain_order=True).to_list()

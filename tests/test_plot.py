@@ -361,8 +361,13 @@ def test_comparison_chart() -> None:
     assert [tuple(h.get_facecolor()) for h in handles] == [green, red, grey]
     with pytest.raises(ValueError, match="the frame has no column 'p_value'"):
         plot.comparison_chart(table.drop("p_value"))
-    with pytest.raises(TypeError, match="expected a polars DataFrame, got dict"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="The 'frame' parameter of comparison_chart must be a polars DataFrame or LazyFrame",
+    ):
         plot.comparison_chart({"run": []})
+    lazy = plot.comparison_chart(table.lazy())  # a LazyFrame is collected to draw
+    assert len(lazy.axes) == len(plot.comparison_chart(table).axes)
 
 
 def test_comparison_chart_reads_compare_directions() -> None:
