@@ -27,6 +27,7 @@ _WEIGHT = "__lp_weight__"
 _USER = "__lp_user__"
 _COHORT = "__lp_cohort__"
 _ORDER = "__lp_order__"
+_ROW = "__lp_row__"
 _RESULT = ("metric", "micro", "macro", "divergence", "queries", "users")
 
 
@@ -99,7 +100,9 @@ def summarize(
     query is left out of the macro mean. ``queries`` and ``users`` count what was averaged.
     A weight of 0 leaves a query out of both means (it still counts in ``queries``); a
     user needs a positive total weight over its scored queries, as it counts once in the
-    macro mean.
+    macro mean.  Every sum adds the values one after the other in the rows' order (users in
+    the order they first appear), so the same frame gives the same bits, eager or lazy, on
+    every call.
 
     Examples
     --------
@@ -138,24 +141,28 @@ def summarize(
     long = frame.select(
         *([pl.col(cohort_name).alias(_COHORT)] if cohort_name is not None else []),
         user.alias(_USER),
+        pl.int_range(pl.len(), dtype=pl.UInt64).alias(_ROW),
         (pl.col(weight_name).cast(pl.Float64) if weight_name else pl.lit(1.0)).alias(_WEIGHT),
         *(pl.col(m).cast(pl.Float64) for m in names),
-    ).unpivot(on=names, index=[*keys, _USER, _WEIGHT], variable_name=_METRIC, value_name=_VALUE)
+    ).unpivot(
+        on=names, index=[*keys, _USER, _WEIGHT, _ROW], variable_name=_METRIC, value_name=_VALUE
+    )
     long = long.filter(pl.col(_VALUE).is_not_null())
 
-    # maintain_order: the groups are summed in one order (the rows'), so the same frame
-    # gives the same bits on every call
+    # every sum runs in the rows' order (_in_order), so the same frame gives the same bits
+    # on every call, eager or lazy
     def per_user(by: list[str]) -> pl.LazyFrame:
         return long.group_by([*by, _METRIC, _USER], maintain_order=True).agg(
-            (pl.col(_VALUE) * pl.col(_WEIGHT)).sum().alias("wv"),
-            pl.col(_WEIGHT).sum().alias("w"),
+            _in_order(pl.col(_VALUE) * pl.col(_WEIGHT)).alias("wv"),
+            _in_order(pl.col(_WEIGHT)).alias("w"),
             pl.len().alias("queries"),
+            pl.col(_ROW).min(),
         )
 
     def summary(users: pl.LazyFrame, by: list[str]) -> pl.LazyFrame:
         return users.group_by([*by, _METRIC], maintain_order=True).agg(
-            (pl.col("wv").sum() / pl.col("w").sum()).alias("micro"),
-            (pl.col("wv") / pl.col("w")).mean().alias("macro"),
+            (_in_order(pl.col("wv")) / _in_order(pl.col("w"))).alias("micro"),
+            (_in_order(pl.col("wv") / pl.col("w")) / pl.len()).alias("macro"),
             pl.col("queries").sum().cast(pl.UInt32),
             pl.len().cast(pl.UInt32).alias("users"),
         )
@@ -195,6 +202,16 @@ def summarize(
         pl.col("users").fill_null(0),
     )
     return give_back(result, lazy=lazy)
+
+
+def _in_order(value: pl.Expr) -> pl.Expr:
+    """A group's sum, added one row after the other in the rows' order.
+
+    ``cum_sum`` is sequential, so the bits do not depend on the engine, the optimizer
+    (which drops ``maintain_order`` where the final sort hides row order) or SIMD
+    blocking: the same frame gives the same number, eager or lazy, on every call.
+    """
+    return value.sort_by(_ROW).cum_sum().last()
 
 
 def _check_options(

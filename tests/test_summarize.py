@@ -374,3 +374,31 @@ def test_several_by_columns_average_over_their_pairs() -> None:
     assert row["macro"] == pytest.approx((0.5 + 1.0 + 0.25) / 3, rel=1e-12)
     assert row["micro"] == pytest.approx(2.25 / 4, rel=1e-12)
     assert (row["queries"], row["users"]) == (4, 3)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_sums_run_in_row_order_to_the_bit(seed: int) -> None:
+    """Every sum adds the rows one after the other in their order (Python's ``sum``): the
+    same bits eager or lazy, on every call, whatever the optimizer does with the order.
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    frame = pl.DataFrame(
+        {
+            "user": rng.choice(["u0", "u1", "u2", "u3", "u4"], n),
+            "ndcg": rng.random(n),
+            "w": rng.random(n) + 0.1,
+        }
+    )
+    wv: dict[str, float] = {}
+    w: dict[str, float] = {}
+    for row in frame.iter_rows(named=True):  # users in first-appearance order
+        wv[row["user"]] = wv.get(row["user"], 0.0) + row["ndcg"] * row["w"]
+        w[row["user"]] = w.get(row["user"], 0.0) + row["w"]
+    micro = sum(wv.values()) / sum(w.values())
+    macro = sum(wv[u] / w[u] for u in wv) / len(wv)
+    for _ in range(3):
+        eager = lp.summarize(frame, metrics="ndcg", weight="w").row(0, named=True)
+        lazy = lp.summarize(frame.lazy(), metrics="ndcg", weight="w").collect().row(0, named=True)
+        assert eager == lazy
+        assert (eager["micro"], eager["macro"]) == (micro, macro)
