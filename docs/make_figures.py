@@ -79,9 +79,7 @@ def main() -> None:
     figures = {
         "metric_at_k": plot.metric_at_k(curves, title="nDCG@k, mean over 200 queries"),
         "per_query": plot.per_query_distribution(per_query, metric="ndcg", baseline="bm25"),
-        "precision_recall": plot.precision_recall_curve(
-            log, "rel", "score", by="run", query="query"
-        ),
+        "precision_recall": plot.precision_recall_curve(log, "rel", "score", by="query", run="run"),
         "calibration": plot.calibration_diagram(models, "click", "p", by="model"),
         "comparison": plot.comparison_chart(table, alpha=0.05),
     }

@@ -13,7 +13,7 @@ table.  The arithmetic is :mod:`lodestar_polars._core.calibration`'s.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
+from typing import Literal, TypeVar, get_args
 
 import polars as pl
 
@@ -27,6 +27,7 @@ from lodestar_polars._core.calibration import (
     quantile_levels,
     uniform_edges,
 )
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._expr import (
     Check,
     Metric,
@@ -39,13 +40,21 @@ from lodestar_polars._messages import python_text
 from lodestar_polars._validation import (
     ROC_AUC_ONE_CLASS,
     BinStrategy,
+    check_column,
+    check_columns,
+    check_frame,
     check_n_bins,
+    check_option,
     check_strategy,
+    give_back,
+    names_of,
+    select_roles,
 )
-from lodestar_polars.exceptions import RefusedGroupError
+from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 from lodestar_polars.typing import IntoExprColumn
 
 GroupWeight = Literal["impressions", "uniform"]
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 ONE_CLASS = ROC_AUC_ONE_CLASS
 """scikit-learn's sentence (an ``UndefinedMetricWarning`` there) for a group AUC cannot score."""
@@ -486,14 +495,18 @@ def expected_calibration_error(
 # --------------------------------------------------------------------------- frame functions
 
 
-def _keys(by: str | Sequence[str] | None, caller: str) -> list[str]:
-    if by is None:
-        return []
-    keys = [by] if isinstance(by, str) else list(by)
-    if not keys or not all(isinstance(key, str) for key in keys):
-        msg = f"{caller}: `by` must be a column name or a non-empty list of them, got {by!r}"
-        raise ValueError(msg)
-    return keys
+def _roles(
+    frame: object, y_true: object, y_score: object, by: object, caller: str, score: str
+) -> tuple[pl.LazyFrame, bool, pl.Expr, pl.Expr, list[pl.Expr]]:
+    """The frame and the column roles, checked: ``(lazy, was_lazy, y_true, score, by)``."""
+    truth = check_column(y_true, "y_true", caller)
+    prob = check_column(y_score, score, caller)
+    assert truth is not None
+    assert prob is not None
+    keys = [] if by is None else check_columns(by, "by", caller)
+    lazy, was_lazy = check_frame(frame, "frame", caller)
+    select_roles(lazy, {"by": keys, "y_true": [truth], score: [prob]}, "frame", caller)
+    return lazy, was_lazy, truth, prob, keys
 
 
 def _describe(row: dict[str, object], keys: list[str]) -> str:
@@ -518,23 +531,15 @@ def _raise_refused(caller: str, refused: pl.DataFrame, keys: list[str]) -> None:
 _SHOWN = 5
 
 
-def _eager(frame: pl.DataFrame | pl.LazyFrame, caller: str) -> pl.LazyFrame:
-    if isinstance(frame, pl.DataFrame):
-        return frame.lazy()
-    if isinstance(frame, pl.LazyFrame):
-        return frame
-    msg = f"{caller}: `frame` must be a polars DataFrame or LazyFrame, got {type(frame).__name__}"
-    raise TypeError(msg)
-
-
+@renamed(weight="weighting")
 def group_auc(
-    frame: pl.DataFrame | pl.LazyFrame,
+    frame: FrameT,
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
-    by: str | Sequence[str],
-    weight: GroupWeight = "impressions",
-) -> pl.DataFrame:
+    by: IntoExprColumn | Sequence[IntoExprColumn],
+    weighting: GroupWeight = "impressions",
+) -> FrameT:
     r"""Group AUC: the mean of per-user ROC AUC, weighted by each user's impressions.
 
     .. math:: \mathrm{GAUC} = \frac{\sum_u n_u \, \mathrm{AUC}_u}{\sum_u n_u}
@@ -545,21 +550,25 @@ def group_auc(
 
     Parameters
     ----------
-    frame
-        A long frame, one row per impression; a ``LazyFrame`` is collected.
-    y_true
+    frame : polars.DataFrame, polars.LazyFrame or Arrow data
+        A long frame, one row per impression.  It is read once when
+        ``group_auc`` is called (a refused user raises then); a ``LazyFrame``
+        gets its one-row result back as a ``LazyFrame``.
+    y_true : str or polars.Expr
         True (or 1) on the clicked (positive) rows, False (or 0) elsewhere.
-    y_score
+    y_score : str or polars.Expr
         The scores.
-    by : str or list of str
+    by : str, polars.Expr or sequence of them
         The column(s) naming a user (or a session, a query).
-    weight : {"impressions", "uniform"}, default="impressions"
+    weighting : {"impressions", "uniform"}, default="impressions"
         ``"impressions"`` weighs each user by its rows; ``"uniform"`` gives
-        every scored user the same weight.
+        every scored user the same weight.  Called ``weight`` before 0.2.0
+        (the old name warns until 0.3.0): ``weight`` names a column of
+        weights everywhere else.
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or polars.LazyFrame
         One row: ``group_auc`` (Float64, null when no user has both
         classes), ``users`` (users scored), ``skipped_one_class`` (users
         skipped for having one class) and ``impressions`` (the rows of the
@@ -567,6 +576,9 @@ def group_auc(
 
     Raises
     ------
+    InvalidParameterError
+        ``weighting`` not one of its options; a role that is not a column name
+        or expression, or names a column the frame lacks; ``frame`` not a frame.
     RefusedGroupError
         A user breaks a rule other than having one class (a NaN score, a
         non-binary label): its key and the sentence, as
@@ -601,14 +613,17 @@ def group_auc(
     ``(4 * 0.75 + 2 * 0) / 6 = 0.5``; ``c`` clicked everything and is skipped.
     """
     caller = "group_auc"
-    keys = _keys(by, caller)
-    if weight not in get_args(GroupWeight):
-        msg = f"{caller}: `weight` must be one of {list(get_args(GroupWeight))}. Got {weight!r}"
-        raise ValueError(msg)
-    metric = roc_auc_metric(y_true, y_score)
+    weighting = check_option(  # type: ignore[assignment]
+        weighting, "weighting", caller, get_args(GroupWeight)
+    )
+    lazy, was_lazy, truth, score, by_exprs = _roles(frame, y_true, y_score, by, caller, "y_score")
+    if not by_exprs:
+        msg = f"The 'by' parameter of {caller} must name the user column(s). Got None instead."
+        raise InvalidParameterError(msg)
+    keys = names_of(by_exprs)
+    metric = roc_auc_metric(truth, score)
     per_user = (
-        _eager(frame, caller)
-        .group_by(keys)
+        lazy.group_by(by_exprs)
         .agg(
             metric.expr().alias("auc"),
             metric.reason().alias("reason"),
@@ -620,28 +635,29 @@ def group_auc(
     _raise_refused(caller, per_user.filter(pl.col("reason").is_not_null() & ~one_class), keys)
     # in key order: the sum, hence its last bit, does not depend on the group order
     scored = per_user.filter(pl.col("auc").is_not_null()).sort(keys)
-    if weight == "impressions":
+    if weighting == "impressions":
         w = pl.col("impressions").cast(pl.Float64)
         mean = (w * pl.col("auc")).sum() / w.sum()
     else:
         mean = pl.col("auc").mean()
-    return scored.select(
+    out = scored.select(
         group_auc=pl.when(pl.len() > 0).then(mean),
         users=pl.len(),
         skipped_one_class=pl.lit(per_user.height - scored.height, dtype=pl.UInt32),
         impressions=pl.col("impressions").sum().cast(pl.UInt32),
     )
+    return out.lazy() if was_lazy else out  # type: ignore[return-value]
 
 
 def calibration_curve(
-    frame: pl.DataFrame | pl.LazyFrame,
+    frame: FrameT,
     y_true: IntoExprColumn,
     y_prob: IntoExprColumn,
     *,
     n_bins: int = 5,
     strategy: BinStrategy = "uniform",
-    by: str | Sequence[str] | None = None,
-) -> pl.DataFrame:
+    by: IntoExprColumn | Sequence[IntoExprColumn] | None = None,
+) -> FrameT:
     """scikit-learn's ``calibration_curve`` as a table, for a whole frame or per group.
 
     The probabilities are cut into ``n_bins`` bins; each non-empty bin gives
@@ -651,23 +667,24 @@ def calibration_curve(
 
     Parameters
     ----------
-    frame
-        A long frame; a ``LazyFrame`` is collected.
-    y_true
+    frame : polars.DataFrame, polars.LazyFrame or Arrow data
+        A long frame.  A ``LazyFrame`` gives a ``LazyFrame``; its rules are
+        checked when ``calibration_curve`` is called (one read of the frame).
+    y_true : str or polars.Expr
         True (or 1) on the positive rows, False (or 0) elsewhere.
-    y_prob
+    y_prob : str or polars.Expr
         The predicted probability of the positive class, in [0, 1].
     n_bins : int, default=5
         The number of bins (scikit-learn's default).
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal-width bins on [0, 1], or edges at the quantiles of ``y_prob``
         (of each group's own, with ``by``).
-    by : str or list of str, default=None
+    by : str, polars.Expr or sequence of them, default=None
         Group columns: one curve per group.  None: one curve for the frame.
 
     Returns
     -------
-    polars.DataFrame
+    polars.DataFrame or polars.LazyFrame
         The ``by`` columns, then ``bin`` (Int64, 0-based), ``prob_true``,
         ``prob_pred`` (Float64) and ``count`` (UInt32): one row per non-empty
         bin, sorted by group and bin.
@@ -675,7 +692,9 @@ def calibration_curve(
     Raises
     ------
     InvalidParameterError
-        ``n_bins`` or ``strategy`` outside its domain (scikit-learn's sentences).
+        ``n_bins`` or ``strategy`` outside its domain (scikit-learn's sentences);
+        a role that is not a column name or expression, or names a column the
+        frame lacks; ``frame`` not a frame.
     RefusedGroupError
         A group (or the frame) with a probability outside [0, 1] ("y_prob has
         values outside [0, 1].", scikit-learn's sentence), a non-binary
@@ -714,15 +733,16 @@ def calibration_curve(
     caller = "calibration_curve"
     n_bins = check_n_bins(n_bins, caller)
     strategy = check_strategy(strategy, caller)
-    keys = _keys(by, caller)
-    c = _Inputs(y_true, y_prob, caller)
+    lazy, was_lazy, truth, prob, by_exprs = _roles(frame, y_true, y_prob, by, caller, "y_prob")
+    keys = names_of(by_exprs)
+    c: _Inputs = _Inputs(truth, prob, caller)
     outside = (c.score < 0.0) | (c.score > 1.0)
     checks = Metric(
         "ok",
         pl.lit(0.0),
         (*c.checks, Check.any_row(outside, pl.lit("y_prob has values outside [0, 1]."))),
     )
-    lazy = _eager(frame, caller)
+    lazy = lazy.with_columns(by_exprs) if by_exprs else lazy
     grouped = lazy.group_by(keys) if keys else None
     if grouped is None:
         reasons = lazy.select(checks.reason().alias("reason")).collect()
@@ -732,7 +752,7 @@ def calibration_curve(
     bin_id = _bin_of(c.score, n_bins, strategy)
     if keys:
         bin_id = bin_id.over(keys)
-    return (
+    curve = (
         lazy.select(*keys, bin_id.alias("bin"), c.truth.alias("__y"), c.score.alias("__p"))
         .group_by(*keys, "bin")
         .agg(
@@ -741,5 +761,5 @@ def calibration_curve(
             count=pl.len(),
         )
         .sort(*keys, "bin")
-        .collect()
     )
+    return give_back(curve, lazy=was_lazy)

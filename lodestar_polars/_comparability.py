@@ -22,7 +22,17 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._validation import check_bool, check_int, check_open_interval
+from lodestar_polars._deprecation import renamed
+from lodestar_polars._validation import (
+    check_bool,
+    check_column,
+    check_columns,
+    check_frame,
+    check_int,
+    check_open_interval,
+    names_of,
+    select_roles,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 __all__ = [
@@ -415,18 +425,59 @@ def check_state(state: object, caller: str) -> ComparabilityState | None:
     raise InvalidParameterError(msg)
 
 
-def _keys(by: object, caller: str) -> list[str]:
-    keys: list[Any] = []
-    if isinstance(by, str):
-        keys = [by]
-    elif isinstance(by, Sequence):
-        keys = list(by)
-    if not keys or not all(isinstance(k, str) for k in keys):
-        msg = (
-            f"{caller}: 'by' must name the list column(s), a str or a sequence of str; got {by!r}."
-        )
-        raise InvalidParameterError(msg)
-    return keys
+def _roles(
+    scores: object,
+    by: object,
+    item: object,
+    y_score: object,
+    caller: str,
+    y_true: object = None,
+) -> tuple[pl.DataFrame | pl.LazyFrame, list[str], str, str, str | None]:
+    """The frame with each role a column of its own name: ``(frame, keys, item, score, truth)``.
+
+    A role given as an expression is computed into a column under its output name
+    (``pl.col("s") * 2`` is ``s``); names pass as they are.  A ``DataFrame`` stays a
+    ``DataFrame``, Arrow data becomes one, a ``LazyFrame`` stays lazy.
+    """
+    lf, lazy = check_frame(scores, "scores", caller)
+    by_exprs = check_columns(by, "by", caller)
+    item_expr = check_column(item, "item", caller)
+    score_expr = check_column(y_score, "y_score", caller)
+    truth_expr = (
+        None
+        if y_true is None or isinstance(y_true, (pl.DataFrame, pl.LazyFrame))
+        else check_column(y_true, "y_true", caller)
+    )
+    assert item_expr is not None
+    assert score_expr is not None
+    roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
+    if truth_expr is not None:
+        roles["y_true"] = [truth_expr]
+    select_roles(lf, roles, "scores", caller)
+    given = [
+        *zip(
+            by if isinstance(by, Sequence) and not isinstance(by, str) else [by],
+            by_exprs,
+            strict=True,
+        ),
+        (item, item_expr),
+        (y_score, score_expr),
+        *([(y_true, truth_expr)] if truth_expr is not None else []),
+    ]
+    computed = [expr for value, expr in given if isinstance(value, pl.Expr)]
+    frame: pl.DataFrame | pl.LazyFrame = (
+        scores if isinstance(scores, pl.DataFrame) else lf if lazy else lf.collect()
+    )
+    if computed:
+        frame = frame.with_columns(computed)
+    truth = None if truth_expr is None else truth_expr.meta.output_name()
+    return (
+        frame,
+        names_of(by_exprs),
+        item_expr.meta.output_name(),
+        score_expr.meta.output_name(),
+        truth,
+    )
 
 
 def _check_columns(schema: Mapping[str, Any], names: Sequence[str], caller: str) -> None:
@@ -497,12 +548,12 @@ def _truth_column(
         if dtype == pl.Boolean:
             return lf.with_columns(pl.col(truth).alias(_TRUTH))
         if not dtype.is_numeric():
-            msg = f"{FIT}: the truth column {truth!r} must be Boolean or 0/1; it is {dtype}."
+            msg = f"{FIT}: the y_true column {truth!r} must be Boolean or 0/1; it is {dtype}."
             raise ValueError(msg)
         return lf.with_columns((pl.col(truth).cast(pl.Float64) == 1.0).alias(_TRUTH))
     if not isinstance(truth, (pl.DataFrame, pl.LazyFrame)):
         msg = (
-            f"{FIT}: 'truth' must be a column name of scores or a frame of realised "
+            f"{FIT}: 'y_true' must be a column name of scores or a frame of realised "
             f"(list, item) pairs; got {type(truth).__name__}."
         )
         raise TypeError(msg)
@@ -510,13 +561,13 @@ def _truth_column(
     pair_schema = pairs.collect_schema()
     missing = [c for c in [*keys, item] if c not in pair_schema]
     if missing:
-        msg = f"{FIT}: the truth frame has no column {', '.join(map(repr, missing))}."
+        msg = f"{FIT}: the y_true frame has no column {', '.join(map(repr, missing))}."
         raise ValueError(msg)
     pairs = pairs.select(*keys, item).unique()
     unknown = pairs.join(lf.select(keys).unique(), on=keys, how="anti").collect()
     if unknown.height:
         msg = (
-            f"{FIT}: the truth frame names {unknown.height} list(s) that are not in scores, "
+            f"{FIT}: the y_true frame names {unknown.height} list(s) that are not in scores, "
             f"e.g. {_describe(unknown.row(0, named=True), keys)}."
         )
         raise ValueError(msg)
@@ -536,7 +587,7 @@ def _check_binary_truth(df: pl.DataFrame, truth: str, keys: list[str], item: str
         more = f" and {values.len() - 5} more" if values.len() > 5 else ""
         row = bad.row(0, named=True)
         msg = (
-            f"{FIT}: the truth column {truth!r} must hold only True/False or 0/1; it holds "
+            f"{FIT}: the y_true column {truth!r} must hold only True/False or 0/1; it holds "
             f"{shown}{more} ({bad.height} row(s)), e.g. in the list {_describe(row, keys)} for "
             f"{item}={row[item]!r}."
         )
@@ -564,13 +615,14 @@ def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: Floa
     return np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
 
 
+@renamed(score="y_score", truth="y_true")
 def fit_comparability(
     scores: pl.DataFrame | pl.LazyFrame,
     *,
-    by: str | Sequence[str],
-    item: str,
-    score: str,
-    truth: str | pl.DataFrame | pl.LazyFrame,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr | pl.DataFrame | pl.LazyFrame,
     n_quantiles: int = 100,
 ) -> ComparabilityState:
     """Learn each item's base rate and score quantiles, for :func:`transform_for_objective`.
@@ -580,18 +632,19 @@ def fit_comparability(
 
     Parameters
     ----------
-    scores : polars.DataFrame or polars.LazyFrame
+    scores : polars.DataFrame, polars.LazyFrame or Arrow data
         One row per (list, item) with the model's score.
-    by : str or sequence of str
+    by : str, polars.Expr or sequence of them
         The column(s) naming a list (the evaluation unit).
-    item : str
+    item : str or polars.Expr
         The item (class) column: integers or strings.
-    score : str
-        The score column.
-    truth : str or polars.DataFrame or polars.LazyFrame
+    y_score : str or polars.Expr
+        The score column (called ``score`` before 0.2.0; the old name warns until 0.3.0).
+    y_true : str, polars.Expr, polars.DataFrame or polars.LazyFrame
         A Boolean or 0/1 column of ``scores``, or a frame of the realised (``by``, ``item``)
-        pairs.  Lists with no positive are left out of the base rates (counted in
-        ``n_dropped``).
+        pairs (called ``truth`` before 0.2.0). An expression plays its role under its output
+        name (``pl.col("s") * 2`` is ``s``), here and in every role. Lists with no positive
+        are left out of the base rates (counted in ``n_dropped``).
     n_quantiles : int, default 100
         The score quantiles kept per item are at the ``n_quantiles + 1`` levels
         ``0, 1/n_quantiles, ..., 1`` (NumPy's ``linear`` method).
@@ -612,7 +665,7 @@ def fit_comparability(
     ...     "score": [0.9, 0.2, 0.6, 0.3, 0.8, 0.1, 0.4, 0.5],
     ...     "clicked": [True, False, True, False, False, True, False, False],
     ... })
-    >>> state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    >>> state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     >>> state.table.select("item", "n_positive", "n_candidate", "base_rate")
     shape: (2, 4)
     ┌──────┬────────────┬─────────────┬───────────┐
@@ -626,28 +679,30 @@ def fit_comparability(
     >>> state.n_lists, state.n_dropped
     (3, 1)
     """
-    if not isinstance(scores, (pl.DataFrame, pl.LazyFrame)):
-        msg = (
-            f"{FIT}: 'scores' must be a polars DataFrame or LazyFrame; got {type(scores).__name__}."
-        )
-        raise TypeError(msg)
-    keys = _keys(by, FIT)
     n_quantiles = cast("int", check_int(n_quantiles, "n_quantiles", FIT, allow_none=False))
-    lf = scores.lazy()
+    source, keys, item, y_score, truth_name = _roles(scores, by, item, y_score, FIT, y_true)
+    truth: str | pl.DataFrame | pl.LazyFrame
+    if truth_name is not None:
+        truth = truth_name
+    elif isinstance(y_true, (pl.DataFrame, pl.LazyFrame)):
+        truth = y_true
+    else:  # pragma: no cover - _roles checked it
+        raise AssertionError(y_true)
+    lf = source.lazy()
     schema = lf.collect_schema()
-    _check_columns(schema, [*keys, item, score], FIT)
-    _check_score_dtype(schema, score, FIT)
+    _check_columns(schema, [*keys, item, y_score], FIT)
+    _check_score_dtype(schema, y_score, FIT)
     item_dtype = _check_item_dtype(schema, item, FIT)
     lf = _truth_column(lf, schema, truth, keys, item)
     raw = [pl.col(truth).alias(_RAW_TRUTH)] if isinstance(truth, str) else []
     df = lf.select(
-        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), _TRUTH, *raw
+        *keys, pl.col(item).cast(item_dtype), pl.col(y_score).cast(pl.Float64), _TRUTH, *raw
     ).collect()
     if isinstance(truth, str):
         _check_binary_truth(df, truth, keys, item)
         df = df.drop(_RAW_TRUTH)
     _check_no_nulls(df, [*keys, item, _TRUTH], FIT)
-    _check_finite(df, keys, score, FIT)
+    _check_finite(df, keys, y_score, FIT)
     per_list = df.group_by(keys).agg(
         pl.len().alias("__lp_n"),
         pl.col(item).n_unique().alias("__lp_u"),
@@ -682,7 +737,7 @@ def fit_comparability(
     )
     n_lists_all = per_list.height
     levels = np.linspace(0.0, 1.0, int(n_quantiles) + 1)
-    quants = _quantiles(item_id, df[score].to_numpy(), catalogue.len(), levels)
+    quants = _quantiles(item_id, df[y_score].to_numpy(), catalogue.len(), levels)
     n_pos = per_item["n_positive"].to_numpy()
     n_cand = per_item["n_candidate"].to_numpy()
     rate = np.divide(n_pos, n_cand, out=np.zeros(n_pos.size), where=n_cand > 0)
@@ -729,13 +784,16 @@ def _resolve_alpha(objective: object, alpha: object) -> tuple[float, bool]:
         raise InvalidParameterError(msg)
     if alpha is not None:
         if not isinstance(alpha, numbers.Real) or isinstance(alpha, bool):
-            msg = f"{TRANSFORM}: 'alpha' must be a float in [0, 1] or None; got {alpha!r}."
+            msg = (
+                f"{TRANSFORM}: 'popularity_discount' must be a float in [0, 1] or None; "
+                f"got {alpha!r}."
+            )
             raise InvalidParameterError(msg)
         preset, explicit = float(alpha), True
     if not (0.0 <= preset <= 1.0):  # also refuses nan
         msg = (
-            f"{TRANSFORM}: the popularity discount alpha must be in [0, 1] (0 keeps the scores, "
-            f"1 divides by the full base rate); got {preset!r}."
+            f"{TRANSFORM}: the popularity discount (popularity_discount) must be in [0, 1] "
+            f"(0 keeps the scores, 1 divides by the full base rate); got {preset!r}."
         )
         raise InvalidParameterError(msg)
     return preset, explicit
@@ -792,15 +850,16 @@ def rank_percentile(
     return np.where(on, mid_level, out)
 
 
+@renamed(score="y_score", alpha="popularity_discount")
 def transform_for_objective(
     scores: FrameT,
     objective: Objective | float,
     state: ComparabilityState | None,
     *,
-    by: str | Sequence[str],
-    item: str,
-    score: str,
-    alpha: float | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    popularity_discount: float | None = None,
     shrinkage: bool = False,
     shrinkage_strength: float | None = None,
     percentile: bool = False,
@@ -820,21 +879,25 @@ def transform_for_objective(
 
     Parameters
     ----------
-    scores : polars.DataFrame or polars.LazyFrame
-        One row per (list, item) with the model's score; other columns pass through.
+    scores : polars.DataFrame, polars.LazyFrame or Arrow data
+        One row per (list, item) with the model's score; other columns pass through.  A role
+        given as an expression is computed into the column of its output name first.
     objective : {'accuracy', 'balanced', 'coverage'} or float
         A named objective (its preset alpha) or a raw alpha in [0, 1].
     state : ComparabilityState or None
         From :func:`fit_comparability`.  Only the identity (alpha 0, no shrinkage, no
         percentile) runs without one; otherwise ``None`` raises.
-    by : str or sequence of str
+    by : str, polars.Expr or sequence of them
         The list column(s), used to name an offending list in errors.
-    item : str
+    item : str or polars.Expr
         The item column; every item must be in the state's catalogue.
-    score : str
-        The score column, replaced by the re-expressed Float64 score.
-    alpha : float, optional
-        A raw alpha in [0, 1] overriding the objective's preset.
+    y_score : str or polars.Expr
+        The score column, replaced by the re-expressed Float64 score (called ``score``
+        before 0.2.0; the old name warns until 0.3.0).
+    popularity_discount : float, optional
+        A raw popularity discount (the exponent alpha) in [0, 1], overriding the objective's
+        preset (called ``alpha`` before 0.2.0; ``alpha`` now means only a significance
+        level across the library).
     shrinkage : bool, default False
         Shrink each score toward its item's base rate (needs scores in [0, 1]).
     shrinkage_strength : float, optional
@@ -848,7 +911,7 @@ def transform_for_objective(
     Returns
     -------
     polars.DataFrame or polars.LazyFrame
-        ``scores`` (same type, rows and columns, in order) with ``score`` re-expressed.  A
+        ``scores`` (same type, rows and columns, in order) with ``y_score`` re-expressed.  A
         LazyFrame is collected to check the catalogue and given back lazy.
 
     Examples
@@ -861,20 +924,16 @@ def transform_for_objective(
     ...     "score": [0.9, 0.2, 0.6, 0.3, 0.8, 0.1, 0.4, 0.5],
     ...     "clicked": [True, False, True, False, False, True, False, False],
     ... })
-    >>> state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    >>> state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     >>> new = pl.DataFrame({"user": [9, 9], "item": ["a", "b"], "score": [0.4, 0.3]})
     >>> out = lp.transform_for_objective(
-    ...     new, "coverage", state, by="user", item="item", score="score"
+    ...     new, "coverage", state, by="user", item="item", y_score="score"
     ... )
     >>> out["score"].to_list()  # 0.4 / (2/3) and 0.3 / (1/3): b now leads
     [0.6000000000000001, 0.9]
     """
     caller = TRANSFORM
-    if not isinstance(scores, (pl.DataFrame, pl.LazyFrame)):
-        kind = type(scores).__name__
-        msg = f"{caller}: 'scores' must be a polars DataFrame or LazyFrame; got {kind}."
-        raise TypeError(msg)
-    a, explicit = _resolve_alpha(objective, alpha)
+    a, explicit = _resolve_alpha(objective, popularity_discount)
     shrinkage, strength = resolve_shrinkage(shrinkage, shrinkage_strength, caller)
     percentile = check_bool(percentile, "percentile", caller)
     state = check_state(state, caller)
@@ -882,38 +941,42 @@ def transform_for_objective(
     if percentile and explicit and a != 0.0:
         msg = (
             f"{caller}: percentile ranking is base-rate invariant and takes no popularity "
-            f"discount; got alpha={a!r} with percentile=True (pass alpha=None or 0)."
+            f"discount; got popularity_discount={a!r} with percentile=True (pass "
+            "popularity_discount=None or 0)."
         )
         raise ValueError(msg)
     if percentile:
         a = 0.0
-    keys: list[str] = _keys(by, caller)
-    lazy = isinstance(scores, pl.LazyFrame)
-    schema = scores.lazy().collect_schema()
-    _check_columns(schema, [*keys, item, score], caller)
-    _check_score_dtype(schema, score, caller)
+    keys: list[str]
+    source, keys, item, y_score, _ = _roles(scores, by, item, y_score, caller)
+    lazy = isinstance(source, pl.LazyFrame)
+    schema = source.lazy().collect_schema()
+    _check_columns(schema, [*keys, item, y_score], caller)
+    _check_score_dtype(schema, y_score, caller)
     if a == 0.0 and not shrinkage and not percentile:
-        return scores.with_columns(pl.col(score).cast(pl.Float64))  # the identity
+        # the identity
+        return source.with_columns(pl.col(y_score).cast(pl.Float64))  # type: ignore[return-value]
     if state is None:
         needs = (
             "percentile ranking (the item's score quantiles)"
             if percentile
             else "shrinkage (the items' base rates)"
             if shrinkage
-            else f"the popularity discount alpha={a!r} (the items' base rates)"
+            else f"the popularity discount {a!r} (the items' base rates)"
         )
         msg = (
             f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
             "once on training or holdout data; got state=None. Scores are never used to fit "
             "their own state (one list's ranking would depend on the rest of the batch); only "
-            "the identity (alpha 0, no shrinkage, no percentile) runs without a state."
+            "the identity (popularity_discount 0, no shrinkage, no percentile) runs without a "
+            "state."
         )
         raise ValueError(msg)
     item_dtype = _check_item_dtype(schema, item, caller)
-    df = scores.lazy().collect() if lazy else scores
+    df = source.lazy().collect() if lazy else source
     assert isinstance(df, pl.DataFrame)
     _check_no_nulls(df, [item], caller)
-    _check_finite(df, keys, score, caller)
+    _check_finite(df, keys, y_score, caller)
     catalogue = state.catalogue
     if item_dtype != catalogue.dtype and not (
         item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
@@ -937,7 +1000,7 @@ def transform_for_objective(
         )
         raise ValueError(msg)
     item_id = ids.to_numpy()
-    s = df[score].cast(pl.Float64).to_numpy().copy()
+    s = df[y_score].cast(pl.Float64).to_numpy().copy()
     table = state.table
     n_pos = table["n_positive"].to_numpy().astype(np.float64)
     if shrinkage:
@@ -947,7 +1010,7 @@ def transform_for_objective(
             msg = (
                 f"{caller}: shrinkage pulls a probability toward the item's base rate and needs "
                 f"scores in [0, 1]; the list {_describe(row, keys)} has {item}={row[item]!r} "
-                f"with {score}={row[score]!r}."
+                f"with {y_score}={row[y_score]!r}."
             )
             raise ValueError(msg)
         rate = table["base_rate"].to_numpy()
@@ -957,9 +1020,9 @@ def transform_for_objective(
         if bad.any():
             row = df.filter(pl.Series(bad)).row(0, named=True)
             msg = (
-                f"{caller}: the popularity discount divides a score by base_rate ** alpha and "
-                f"needs scores >= 0; the list {_describe(row, keys)} has {item}={row[item]!r} "
-                f"with {score}={row[score]!r}."
+                f"{caller}: the popularity discount divides a score by base_rate ** "
+                f"popularity_discount and needs scores >= 0; the list {_describe(row, keys)} "
+                f"has {item}={row[item]!r} with {y_score}={row[y_score]!r}."
             )
             raise ValueError(msg)
         n_cand = table["n_candidate"].to_numpy().astype(np.float64)
@@ -969,5 +1032,5 @@ def transform_for_objective(
         quants = np.asarray(table["quantiles"].to_list(), dtype=np.float64)
         levels = np.asarray(state.quantile_levels, dtype=np.float64)
         s = rank_percentile(quants, levels, item_id, s)
-    out = df.with_columns(pl.Series(score, s, dtype=pl.Float64))
+    out = df.with_columns(pl.Series(y_score, s, dtype=pl.Float64))
     return out.lazy() if lazy else out  # type: ignore[return-value]

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -96,6 +97,7 @@ from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.threads import map_parts, parts
 from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._dcg import dcg, dcg_metric, ndcg, ndcg_metric
+from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN
 from lodestar_polars._expr import Metric
 from lodestar_polars._ir import (
     average_precision_at_k,
@@ -506,10 +508,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         top_k_accuracy_metric,
         segmented(top_k_segments, _true),
         "optional",
-        _names(
-            Name("top_k", "lodestar_polars"),
-            Name("top_k_accuracy_score", "scikit-learn"),
-        ),
+        _names(Name("top_k_accuracy_score", "scikit-learn")),
         "whether the true class is in the top k (without @k, k=2)",
         higher_is_better=True,
         label="top-k accuracy",
@@ -953,6 +952,10 @@ NOT_OFFERED: Mapping[str, str] = MappingProxyType(
 )
 """Names of other tools that mean something lodestar_polars does not compute (lowercase)."""
 
+DEPRECATED_NAMES: Mapping[str, str] = MappingProxyType({"top_k": "top_k_accuracy"})
+"""Old names still read, with a ``FutureWarning``, until 0.3.0 (lowercase): ``"top_k"``
+clashed with :func:`lodestar_polars.top_k`, which serves top-k lists."""
+
 
 def _lookups() -> tuple[dict[str, tuple[MetricSpec, Name]], dict[str, tuple[MetricSpec, Name]]]:
     exact: dict[str, tuple[MetricSpec, Name]] = {}
@@ -1011,6 +1014,17 @@ def resolve(text: str) -> Resolved | None:
     if written.lower() in NOT_OFFERED:
         msg = f"metric {text!r}: {NOT_OFFERED[written.lower()]}"
         raise InvalidParameterError(msg)
+    if written.lower() in DEPRECATED_NAMES:
+        new = DEPRECATED_NAMES[written.lower()]
+        cut = "" if match["k"] is None else f"@{match['k']}"
+        warnings.warn(
+            f"metric {text!r}: the name {written!r} is renamed {new!r} (lodestar_polars "
+            f"{RENAMED_IN}; lp.top_k serves top-k lists); write {new + cut!r}. {written!r} "
+            f"will be removed in {REMOVED_IN}",
+            FutureWarning,
+            stacklevel=2,
+        )
+        written = new
     found = _EXACT.get(written) or _FOLDED.get(written.lower())
     if found is None:
         return None

@@ -1130,9 +1130,9 @@ def _objective_scores(
         state,
         by=keys,
         item=item,
-        score=score,
+        y_score=score,
         # a percentile block applies no alpha (transform_for_objective refuses one with it)
-        alpha=None if transforms["percentile"] else alpha,
+        popularity_discount=None if transforms["percentile"] else alpha,
         shrinkage=transforms["shrinkage"],
         shrinkage_strength=transforms["shrinkage_strength"],
         percentile=transforms["percentile"],
@@ -1466,7 +1466,7 @@ def ranking_report(
         flags = np.zeros(base.height, dtype=bool)
         flags[g.g_row[g.g_row >= 0]] = True
         frame = base.with_columns(pl.Series(_TRUTH, flags))
-        return fit_comparability(frame, by=keys, item=item, score=score, truth=_TRUTH)
+        return fit_comparability(frame, by=keys, item=item, y_score=score, y_true=_TRUTH)
 
     blocks: dict[str, Block] = {}
     objective_alpha: dict[str, float | None] = {}

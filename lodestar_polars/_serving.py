@@ -7,7 +7,16 @@ from typing import TypeVar
 
 import polars as pl
 
-from lodestar_polars._validation import check_k
+from lodestar_polars._deprecation import renamed
+from lodestar_polars._validation import (
+    check_column,
+    check_columns,
+    check_k,
+    give_back,
+    names_of,
+    select_roles,
+)
+from lodestar_polars._validation import check_frame as check_validated_frame
 from lodestar_polars.exceptions import InvalidParameterError
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -90,45 +99,50 @@ def check_frame(frame: object, name: str, caller: str) -> None:
         raise TypeError(msg)
 
 
+@renamed(score="y_score")
 def top_k(
     frame: FrameT,
     k: int,
     *,
-    by: str | Sequence[str],
-    item: str,
-    score: str,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
 ) -> FrameT:
     """The ``k`` best-scored items of each list, ranked: what a recommender serves.
 
     Parameters
     ----------
-    frame : polars.DataFrame or polars.LazyFrame
+    frame : polars.DataFrame, polars.LazyFrame or Arrow data
         One row per (list, candidate item), with the list key column(s), the
         item and its score.  A ``LazyFrame`` stays lazy: the result is a
         ``LazyFrame`` (streaming-friendly: a sort and a window count).
     k : int
         How many items to serve per list; a list with fewer candidates serves
         them all.
-    by : str or sequence of str
+    by : str, polars.Expr or sequence of them
         The column(s) naming the list (an entity, or an (entity, occasion) pair).
-    item : str
+    item : str or polars.Expr
         The candidate item column.
-    score : str
-        The score column; higher is better.
+    y_score : str or polars.Expr
+        The score column; higher is better.  (Renamed from ``score`` in 0.2.0;
+        the old name works, with a ``FutureWarning``, until 0.3.0.)
 
     Returns
     -------
     polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, ``item``, ``score`` and ``rank`` (UInt32, 1-based),
-        at most ``k`` rows per list, sorted by the list key then ``rank``.
+        The ``by`` columns, ``item``, ``y_score`` and ``rank`` (UInt32, 1-based),
+        at most ``k`` rows per list, sorted by the list key then ``rank``.  An
+        expression's column is named by its output name (``pl.col("s") * 2``
+        is ``s``).
 
     Raises
     ------
     InvalidParameterError
-        ``k`` below 1 or not an int; ``by``, ``item`` or ``score`` not column names.
+        ``k`` below 1 or not an int; ``by``, ``item`` or ``y_score`` not a column name or
+        expression, or naming a column missing from ``frame``; ``frame`` not a frame.
     ValueError
-        A column missing from ``frame``, a score column that is not numeric, a list holding an
-        item twice (the first in key order is named).
+        A score column that is not numeric, a list holding an item twice (the first in key
+        order is named).
 
     Notes
     -----
@@ -152,7 +166,7 @@ def top_k(
     ...         "score": [0.2, 0.9, 0.2, 0.1, 0.7],
     ...     }
     ... )
-    >>> lp.top_k(df, 2, by="user", item="item", score="score")
+    >>> lp.top_k(df, 2, by="user", item="item", y_score="score")
     shape: (4, 4)
     ┌──────┬──────┬───────┬──────┐
     │ user ┆ item ┆ score ┆ rank │
@@ -166,24 +180,27 @@ def top_k(
     └──────┴──────┴───────┴──────┘
     """
     kk = check_k(k, "top_k", allow_none=False)
-    keys: list[str] = columns_of(by, "top_k")
-    item = column_name(item, "item", "top_k")
-    score = column_name(score, "score", "top_k")
-    check_frame(frame, "frame", "top_k")
-    lazy = frame.lazy()
-    schema = lazy.collect_schema()
-    require_columns(schema, [*keys, item, score], "frame", "top_k")
+    by_exprs = check_columns(by, "by", "top_k")
+    item_expr = check_column(item, "item", "top_k")
+    score_expr = check_column(y_score, "y_score", "top_k")
+    assert item_expr is not None
+    assert score_expr is not None
+    source, was_lazy = check_validated_frame(frame, "frame", "top_k")
+    roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
+    schema = select_roles(source, roles, "frame", "top_k")
+    keys: list[str] = names_of(by_exprs)
+    [item_name, score] = names_of([item_expr, score_expr])
+    lazy = source.select(*by_exprs, item_expr, score_expr)
     check_score_dtype(schema, score, "top_k")
-    check_one_row_per_item(lazy, keys, item, "top_k", "frame")
+    check_one_row_per_item(lazy, keys, item_name, "top_k", "frame")
     key = "__lp_sort_score"
     dtype = schema[score]
     # integers are sorted as integers (2**53 + 1 is above 2**53), never through a float
     sort_key = pl.col(score).fill_nan(None) if dtype.is_float() else pl.col(score)
     ranked = (
-        lazy.select(*keys, item, score)
-        .with_columns(sort_key.alias(key))
+        lazy.with_columns(sort_key.alias(key))
         .sort(
-            [*keys, key, item],
+            [*keys, key, item_name],
             descending=[False] * len(keys) + [True, False],
             nulls_last=True,
         )
@@ -191,6 +208,4 @@ def top_k(
         .filter(pl.col("rank") <= kk)
         .drop(key)
     )
-    if isinstance(frame, pl.LazyFrame):
-        return ranked
-    return ranked.collect()
+    return give_back(ranked, lazy=was_lazy)

@@ -21,21 +21,28 @@ the numbers the metrics report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import functools
+import inspect
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 import polars as pl
 
 from lodestar_polars._calibration import calibration_curve
 from lodestar_polars._core.calibration import binary_clf_counts
-from lodestar_polars._validation import BinStrategy, check_option
+from lodestar_polars._deprecation import RENAMED_IN, renamed
+from lodestar_polars._validation import BinStrategy, check_frame, check_option
 from lodestar_polars.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from lodestar_polars._compare import Comparison
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = [
     "calibration_diagram",
@@ -69,10 +76,10 @@ def _figure(ncols: int = 1, width: float = 6.0) -> tuple[Figure, Any]:
     return figure, axes
 
 
-def _require(frame: pl.DataFrame, columns: Sequence[str], caller: str) -> None:
-    if not isinstance(frame, pl.DataFrame):
-        msg = f"{caller}: expected a polars DataFrame, got {type(frame).__name__}"
-        raise TypeError(msg)
+def _require(frame: object, columns: Sequence[str], caller: str) -> pl.DataFrame:
+    """The frame to draw: a DataFrame, a LazyFrame (collected) or Arrow data, with ``columns``."""
+    lazy, _ = check_frame(frame, "frame", caller)
+    frame = lazy.collect()
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         msg = f"{caller}: the frame has no column {missing[0]!r} (columns: {frame.columns})"
@@ -80,6 +87,7 @@ def _require(frame: pl.DataFrame, columns: Sequence[str], caller: str) -> None:
     if frame.is_empty():
         msg = f"{caller}: the frame has no rows"
         raise ValueError(msg)
+    return frame
 
 
 def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
@@ -87,7 +95,7 @@ def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
 
 
 def metric_at_k(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     *,
     run: str = "run",
     k: str = "k",
@@ -121,7 +129,7 @@ def metric_at_k(
     >>> plot.metric_at_k(curves, value="value", title="nDCG@k").axes[0].get_title()
     'nDCG@k'
     """
-    _require(frame, (run, k, value), "metric_at_k")
+    frame = _require(frame, (run, k, value), "metric_at_k")
     figure, (axes,) = _figure()
     for name in _runs(frame, run):
         part = frame.filter(pl.col(run) == name).sort(k)
@@ -134,12 +142,13 @@ def metric_at_k(
     return figure
 
 
+@renamed(query="by")
 def per_query_distribution(
-    per_query: pl.DataFrame,
+    per_query: pl.DataFrame | pl.LazyFrame,
     *,
     metric: str,
     run: str = "run",
-    query: str = "query",
+    by: str = "query",
     baseline: Any = None,
 ) -> Figure:
     """The per-query values of each run, and (with ``baseline``) their per-query difference.
@@ -151,8 +160,11 @@ def per_query_distribution(
         :func:`lodestar_polars.evaluate` gives for each run, stacked.
     metric : str
         The metric column to draw.
-    run, query : str
-        The run and query columns.
+    run : str, default="run"
+        The run column.
+    by : str, default="query"
+        The query column (called ``query`` before 0.2.0; the old name warns
+        until 0.3.0).
     baseline : default=None
         A run name: adds a panel with each other run's difference to it,
         query by query (sorted, so the share of queries that win, tie and
@@ -177,7 +189,7 @@ def per_query_distribution(
     2
     """
     caller = "per_query_distribution"
-    _require(per_query, (run, query, metric), caller)
+    per_query = _require(per_query, (run, by, metric), caller)
     runs = _runs(per_query, run)
     if baseline is not None and baseline not in runs:
         msg = f"{caller}: baseline {baseline!r} is not a run (runs: {runs})"
@@ -189,17 +201,17 @@ def per_query_distribution(
     ]
     axes[0].boxplot(values, tick_labels=[str(r) for r in runs], showmeans=True)
     axes[0].set_ylabel(metric)
-    axes[0].set_title(f"{metric} per query")
+    axes[0].set_title(f"{metric} per by")
     axes[0].grid(alpha=0.3, axis="y")
     if baseline is not None:
-        base = per_query.filter(pl.col(run) == baseline).select(query, pl.col(metric).alias("b"))
+        base = per_query.filter(pl.col(run) == baseline).select(by, pl.col(metric).alias("b"))
         for name in runs:
             if name == baseline:
                 continue
             joined = (
                 per_query.filter(pl.col(run) == name)
-                .select(query, metric)
-                .join(base, on=query, how="inner")
+                .select(by, metric)
+                .join(base, on=by, how="inner")
             )
             difference = np.sort((joined[metric] - joined["b"]).to_numpy())[::-1]
             share = np.arange(difference.size) / max(difference.size - 1, 1)
@@ -207,10 +219,43 @@ def per_query_distribution(
         axes[1].axhline(0.0, color="black", linewidth=0.8)
         axes[1].set_xlabel("share of queries (sorted by difference)")
         axes[1].set_ylabel(f"difference in {metric}")
-        axes[1].set_title(f"per-query difference to {baseline}")
+        axes[1].set_title(f"per-by difference to {baseline}")
         axes[1].grid(alpha=0.3)
         axes[1].legend()
     return figure
+
+
+def _runs_moved_to_run(function: Callable[P, R]) -> Callable[P, R]:
+    """``precision_recall_curve``'s ``by`` named the runs before 0.2.0; it names the queries now.
+
+    An old call with both ``by`` (runs) and ``query`` is read as ``run=by,
+    by=query``; a call with ``by`` and no ``run`` (nor ``query``) cannot be told
+    apart from a new one, so it warns that the meaning changed (``run=None``
+    says it is meant).  Both with a ``FutureWarning``.
+    """
+
+    @functools.wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        if "run" not in kwargs and kwargs.get("by") is not None:
+            if "query" in kwargs:
+                kwargs["run"] = kwargs.pop("by")
+                kwargs["by"] = kwargs.pop("query")
+                msg = (
+                    f"{function.__name__}: `by` names the query column and `query` is renamed "
+                    f"`by` (lodestar_polars {RENAMED_IN}); the runs go in `run`. Read as "
+                    f"run={kwargs['run']!r}, by={kwargs['by']!r}."
+                )
+            else:
+                msg = (
+                    f"{function.__name__}: `by` names the query column since lodestar_polars "
+                    f"{RENAMED_IN} (it named the runs before); the runs go in `run`. Pass "
+                    "run=None to say by= is the query column."
+                )
+            warnings.warn(msg, FutureWarning, stacklevel=2)
+        return function(*args, **kwargs)
+
+    wrapper.__signature__ = inspect.signature(function)  # type: ignore[attr-defined]
+    return wrapper
 
 
 # trec_eval's 11 recall levels 0.0, 0.1, ..., 1.0 (k / 10: the doubles of its C literals)
@@ -219,19 +264,21 @@ _RECALL_LEVELS = np.arange(11) / 10
 _PR_CURVES = ("interpolated", "pooled")
 
 
+@_runs_moved_to_run
+@renamed(query="by")
 def precision_recall_curve(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
     y_score: str,
     *,
     by: str | None = None,
-    query: str | None = None,
+    run: str | None = None,
     curve: str | None = None,
 ) -> Figure:
-    """Precision against recall, one curve per group of ``by``: per query, or pooled.
+    """Precision against recall, one curve per run: per query, or pooled.
 
-    With ``query`` (IR input: each query its own ranking) the curve is trec_eval's
-    ``iprec_at_recall``: each query's interpolated precision at the 11 recall levels
+    With ``by``, the query column (IR input: each query its own ranking), the curve is
+    trec_eval's ``iprec_at_recall``: each query's interpolated precision at the 11 recall levels
     0.0, 0.1, ..., 1.0, averaged over the queries.  The interpolated precision at
     recall ``r`` is the largest precision at any cut of the query's ranking whose
     recall is at least ``r`` (0 where no cut reaches ``r``); recall divides by the
@@ -239,7 +286,7 @@ def precision_recall_curve(
     the ``R`` positives, and a query with no positive row counts as 0 at every level
     (the legend says how many).
 
-    ``curve="pooled"`` (the only curve without ``query``) ranks every row of a group
+    ``curve="pooled"`` (the only curve without ``by``) ranks every row of a group
     at once: scikit-learn's ``precision_recall_curve``, drawn as the step function
     average precision sums.  Either way tied scores form one cut (every tied row in,
     or none), and the title says which curve is drawn.
@@ -252,14 +299,19 @@ def precision_recall_curve(
         The 0/1 (or bool) label and the score columns.  A null, NaN or infinite
         score is refused.
     by : str, default=None
+        The column naming queries: each ranks its own rows.  (Called ``query``
+        before 0.2.0; ``by`` then named the runs, which go in ``run`` now.  A
+        call with ``by`` and without ``run`` warns that the meaning changed:
+        pass ``run=None`` to say ``by`` is the query column.  An old call with
+        both ``by`` and ``query`` is read as ``run=by, by=query``, with a
+        ``FutureWarning``.)
+    run : str, default=None
         A column naming runs (or models): one curve each.
-    query : str, default=None
-        The column naming queries: each ranks its own rows.
     curve : {"interpolated", "pooled"}, default=None
-        ``"interpolated"`` (the default with ``query``; it needs ``query``): the mean
+        ``"interpolated"`` (the default with ``by``; it needs ``by``): the mean
         over queries of the interpolated precision at the 11 recall levels.
-        ``"pooled"`` (the default without ``query``): one precision-recall curve
-        over all rows of a group.
+        ``"pooled"`` (the default without ``by``): one precision-recall curve
+        over all rows of a run.
 
     Returns
     -------
@@ -272,7 +324,7 @@ def precision_recall_curve(
     Raises
     ------
     InvalidParameterError
-        ``curve`` not one of the two, or ``"interpolated"`` without ``query``.
+        ``curve`` not one of the two, or ``"interpolated"`` without ``by``.
     ValueError
         A missing column, no rows, a label that is not 0/1 or a group with no
         positive, a score that is not numeric, or null, NaN or infinite, a null run
@@ -291,7 +343,7 @@ def precision_recall_curve(
     >>> log = pl.DataFrame(
     ...     {"q": [1, 1, 2, 2], "y": [1, 0, 0, 1], "s": [0.9, 0.2, 0.8, 0.7]}
     ... )
-    >>> figure = plot.precision_recall_curve(log, "y", "s", query="q")
+    >>> figure = plot.precision_recall_curve(log, "y", "s", by="q", run=None)
     >>> figure.axes[0].get_lines()[0].get_ydata().tolist()  # (1 + 1/2) / 2 at every level
     [0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75, 0.75]
     >>> print(figure.axes[0].get_title())
@@ -302,18 +354,18 @@ def precision_recall_curve(
     """
     caller = "precision_recall_curve"
     if curve is None:
-        curve = "pooled" if query is None else "interpolated"
+        curve = "pooled" if by is None else "interpolated"
     curve = check_option(curve, "curve", caller, _PR_CURVES)
-    if curve == "interpolated" and query is None:
+    if curve == "interpolated" and by is None:
         msg = (
             "The 'curve' parameter of precision_recall_curve is 'interpolated', which needs "
-            "the 'query' column: each query's interpolated precision is averaged over queries. "
-            "Give query=..., or curve='pooled'."
+            "the query column 'by': each query's interpolated precision is averaged over "
+            "queries. Give by=..., or curve='pooled'."
         )
         raise InvalidParameterError(msg)
-    _require(frame, [c for c in (y_true, y_score, by, query) if c is not None], caller)
-    _check_scores(frame, y_score, by, caller)
-    for label, col in (("run", by), ("query", query)):
+    frame = _require(frame, [c for c in (y_true, y_score, run, by) if c is not None], caller)
+    _check_scores(frame, y_score, run, caller)
+    for label, col in (("run", run), ("query", by)):
         if col is not None and frame[col].null_count():
             msg = (
                 f"{caller}: the {label} column {col!r} has {frame[col].null_count()} null value(s)"
@@ -322,8 +374,8 @@ def precision_recall_curve(
     figure, (axes,) = _figure()
     groups = (
         [(None, frame)]
-        if by is None
-        else [(name, frame.filter(pl.col(by) == name)) for name in _runs(frame, by)]
+        if run is None
+        else [(name, frame.filter(pl.col(run) == name)) for name in _runs(frame, run)]
     )
     counts: list[tuple[int, int]] = []  # (queries, queries with no positive) per curve
     for name, part in groups:
@@ -345,8 +397,8 @@ def precision_recall_curve(
                 label=label if name is None else f"{name} ({label})",
             )
             continue
-        assert query is not None  # checked above
-        levels, n_queries, n_empty = _iprec_at_recall(part[query], truth, score)
+        assert by is not None  # checked above
+        levels, n_queries, n_empty = _iprec_at_recall(part[by], truth, score)
         counts.append((n_queries, n_empty))
         label = f"11-pt avg {float(np.mean(levels)):.3f}"
         axes.plot(
@@ -381,7 +433,7 @@ def precision_recall_curve(
     return figure
 
 
-def _check_scores(frame: pl.DataFrame, y_score: str, by: str | None, caller: str) -> None:
+def _check_scores(frame: pl.DataFrame, y_score: str, run: str | None, caller: str) -> None:
     """A numeric score on every row, finite: scikit-learn's sentences, then where."""
     dtype = frame.schema[y_score]
     if not dtype.is_numeric():
@@ -394,7 +446,7 @@ def _check_scores(frame: pl.DataFrame, y_score: str, by: str | None, caller: str
     ):
         rows = frame.filter(bad)
         if rows.height:
-            where = "" if by is None else f", the first in group {rows[by][0]!r}"
+            where = "" if run is None else f", the first in group {rows[run][0]!r}"
             msg = (
                 f"Input contains {what}. {caller}: the score column {y_score!r} has "
                 f"{rows.height} {'null or NaN' if what == 'NaN' else 'infinite'} value(s)"
@@ -446,7 +498,7 @@ def _iprec_at_recall(
 
 
 def calibration_diagram(
-    frame: pl.DataFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     y_true: str,
     y_prob: str,
     *,
@@ -486,7 +538,8 @@ def calibration_diagram(
     >>> len(plot.calibration_diagram(log, "y", "p", n_bins=2).axes)
     2
     """
-    _require(frame, [c for c in (y_true, y_prob, by) if c is not None], "calibration_diagram")
+    needed = [c for c in (y_true, y_prob, by) if c is not None]
+    frame = _require(frame, needed, "calibration_diagram")
     table = calibration_curve(frame, y_true, y_prob, n_bins=n_bins, strategy=strategy, by=by)
     figure, axes = _figure(2)
     axes[0].plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfectly calibrated")
@@ -538,7 +591,7 @@ def _wrap(text: str, width: int) -> str:
 
 
 def comparison_chart(
-    table: pl.DataFrame | Comparison,
+    table: pl.DataFrame | pl.LazyFrame | Comparison,
     *,
     alpha: float | None = None,
     lower_is_better: str | Sequence[str] = (),
@@ -599,7 +652,7 @@ def comparison_chart(
         directions.update(table.directions)
         alpha = table.alpha if alpha is None else alpha
         table = table.table
-    _require(table, COMPARE_COLUMNS, "comparison_chart")
+    table = _require(table, COMPARE_COLUMNS, "comparison_chart")
     lower = _metric_names(lower_is_better, "lower_is_better")
     higher = _metric_names(higher_is_better, "higher_is_better")
     metrics = table["metric"].unique(maintain_order=True).to_list()

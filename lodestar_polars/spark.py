@@ -20,17 +20,20 @@ lodestar-polars (with polars, numpy and pyarrow) in the Python they run
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
 from lodestar_polars import _two_stage
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._evaluate import evaluate as _lp_evaluate
 from lodestar_polars._ties import TieRule
-from lodestar_polars.exceptions import RefusedGroupError
+from lodestar_polars._validation import check_int
+from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
@@ -78,6 +81,12 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+# lp.evaluate's keyword for the item (tie-break id) column: ``item`` once lp.evaluate
+# takes it, ``doc_id`` until then (read from its signature, so both work)
+_ITEM_KEYWORD = "item" if "item" in inspect.signature(_lp_evaluate).parameters else "doc_id"
+_EVALUATE_KEYWORD = {"item": _ITEM_KEYWORD}
+
+
 def _partition_evaluator(
     names: list[str],
     keys: list[str],
@@ -92,7 +101,7 @@ def _partition_evaluator(
     It is a closure so that cloudpickle ships it by value: unpickling it on a
     worker imports nothing from this package, and the function itself checks
     that the worker has lodestar_polars, with a sentence saying what to do.
-    ``options`` are lp.evaluate's other keywords (``ties``, ``doc_id``, ...).
+    ``options`` are lp.evaluate's other keywords (``ties``, the item column, ...).
     """
     extra = dict(options or {})
 
@@ -153,7 +162,7 @@ def _chunk_reducer(
     The partition's batches are reduced about ``chunk_rows`` rows at a time,
     so a task holds that many rows whatever the size of its partition.
     """
-    ties, doc_id = options["ties"], options.get("doc_id")
+    ties, doc_id = options["ties"], options.get(_ITEM_KEYWORD)
 
     def reduce_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -206,7 +215,7 @@ def _reduced_evaluator(
     schema: pa.Schema,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """Stage 2 of a split group: its values from every partition's kept rows."""
-    ties, doc_id = options["ties"], options.get("doc_id")
+    ties, doc_id = options["ties"], options.get(_ITEM_KEYWORD)
 
     def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -242,6 +251,7 @@ def _reduced_evaluator(
     return evaluate_partition
 
 
+@renamed(doc_id="item")
 def evaluate(
     sdf: SparkDataFrame,
     metrics: Sequence[str],
@@ -251,7 +261,7 @@ def evaluate(
     y_score: str,
     weight: str | None = None,
     ties: TieRule = "average",
-    doc_id: str | None = None,
+    item: str | None = None,
     n_relevant: str | None = None,
     judged: str | None = None,
     strict: bool = True,
@@ -282,11 +292,12 @@ def evaluate(
     weight : str, default=None
         A per-group weight column (one value per group), carried into the
         result and used by ``mean=True``.
-    ties, doc_id, n_relevant, judged
+    ties, item, n_relevant, judged
         As :func:`lodestar_polars.evaluate` reads them (the tie rule, the
-        document id column trec_eval's tie order reads, the judged number of
-        relevant documents per group, the judged relevances per group): the
-        columns travel with the rows to the workers.
+        item (document) id column trec_eval's tie order reads, the judged
+        number of relevant documents per group, the judged relevances per
+        group): the columns travel with the rows to the workers.  ``item``
+        was called ``doc_id`` before 0.2.0 (the old name warns until 0.3.0).
     strict : bool, default=True
         Raise :class:`~lodestar_polars.RefusedGroupError` naming the groups a
         metric cannot score, collected from every partition (the first ten by
@@ -385,28 +396,33 @@ def evaluate(
         raise TypeError(msg)
     keys = [by] if isinstance(by, str) else list(by)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if num_partitions is not None and num_partitions < 1:
-        msg = f"`num_partitions` must be at least 1, got {num_partitions}"
-        raise ValueError(msg)
-    if partition_rows < 1:
-        msg = f"`partition_rows` must be at least 1, got {partition_rows}"
-        raise ValueError(msg)
+    num_partitions = check_int(num_partitions, "num_partitions", "evaluate")
+    partition_rows = cast(
+        "int", check_int(partition_rows, "partition_rows", "evaluate", allow_none=False)
+    )
     # math.inf: no group is split and the rows per group are not counted
     no_split = isinstance(large_group_rows, float) and large_group_rows == math.inf
     if large_group_rows is not None and not no_split:
-        if isinstance(large_group_rows, bool) or not isinstance(large_group_rows, numbers.Integral):
-            msg = f"`large_group_rows` must be an int or math.inf, got {large_group_rows!r}"
-            raise ValueError(msg)
-        if large_group_rows < 1:
-            msg = f"`large_group_rows` must be at least 1, got {large_group_rows}"
-            raise ValueError(msg)
+        if (
+            isinstance(large_group_rows, bool)
+            or not isinstance(large_group_rows, numbers.Integral)
+            or large_group_rows < 1
+        ):
+            msg = (
+                "The 'large_group_rows' parameter of evaluate must be an int in the range "
+                f"[1, inf), math.inf or None. Got {large_group_rows!r} instead."
+            )
+            raise InvalidParameterError(msg)
     columns = {f"by[{i}]": key for i, key in enumerate(keys)}
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
         columns["weight"] = weight
-    optional = {"doc_id": doc_id, "n_relevant": n_relevant, "judged": judged}
+    optional = {"item": item, "n_relevant": n_relevant, "judged": judged}
     columns.update({role: c for role, c in optional.items() if c is not None})
-    options: dict[str, Any] = {"ties": ties, **{r: c for r, c in optional.items() if c}}
+    options: dict[str, Any] = {
+        "ties": ties,
+        **{_EVALUATE_KEYWORD.get(r, r): c for r, c in optional.items() if c},
+    }
     for role, column in columns.items():
         if column not in sdf.columns:
             msg = f"`{role}` column {column!r} is not in the frame (columns: {sdf.columns})"

@@ -245,8 +245,17 @@ def test_calibration_curve_refuses_bad_groups() -> None:
         lp.calibration_curve(frame, "y", "s", by="g")
     with pytest.raises(RefusedGroupError, match=re.escape("the frame: y_prob has values outside")):
         lp.calibration_curve(frame, "y", "s")
-    with pytest.raises(TypeError, match="must be a polars DataFrame or LazyFrame, got dict"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="The 'frame' parameter of calibration_curve must be a polars DataFrame or "
+        "LazyFrame \\(or Arrow data\\). Got dict instead.",
+    ):
         lp.calibration_curve({"y": [0]}, "y", "s")  # type: ignore[arg-type]
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="The 'y_prob' parameter of calibration_curve names 'p', which is not a column",
+    ):
+        lp.calibration_curve(frame, "y", "p")
 
 
 # --------------------------------------------------------------------------- ECE
@@ -425,8 +434,9 @@ def test_group_auc() -> None:
     )
     out = lp.group_auc(frame, "y", "s", by="g")
     assert out.row(0) == (0.5, 2, 1, 6)
-    out = lp.group_auc(frame.lazy(), "y", "s", by=["g"], weight="uniform")
-    assert out.row(0) == (0.375, 2, 1, 6)
+    out = lp.group_auc(frame.lazy(), "y", "s", by=["g"], weighting="uniform")
+    assert isinstance(out, pl.LazyFrame)
+    assert out.collect().row(0) == (0.375, 2, 1, 6)
     rng = np.random.default_rng(8)
     groups = []
     for _ in range(50):
@@ -436,7 +446,7 @@ def test_group_auc() -> None:
     for uniform in (False, True):
         expected, scored, skipped = _group_auc_loop(frame, uniform=uniform)
         weight = "uniform" if uniform else "impressions"
-        out = lp.group_auc(frame, "y", "s", by="g", weight=weight).row(0, named=True)
+        out = lp.group_auc(frame, "y", "s", by="g", weighting=weight).row(0, named=True)
         assert out["group_auc"] == pytest.approx(expected, rel=1e-12)
         assert (out["users"], out["skipped_one_class"]) == (scored, skipped)
 
@@ -448,10 +458,29 @@ def test_group_auc_bad_input() -> None:
         RefusedGroupError, match=re.escape("group_auc refused 1 group(s):\n  g=0: Input y_score")
     ):
         lp.group_auc(frame, "y", "s", by="g")
-    with pytest.raises(ValueError, match=re.escape("`weight` must be one of")):
-        lp.group_auc(frame, "y", "s", by="g", weight="clicks")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="`by` must be a column name or a non-empty list"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match=re.escape(
+            "The 'weighting' parameter of group_auc must be one of ['impressions', 'uniform']. "
+            "Got 'clicks' instead."
+        ),
+    ):
+        lp.group_auc(frame, "y", "s", by="g", weighting="clicks")  # type: ignore[arg-type]
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="The 'by' parameter of group_auc must be a column name or a polars expression",
+    ):
         lp.group_auc(frame, "y", "s", by=[])
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="The 'y_true' parameter of group_auc must be a column name or a polars expression "
+        "of one column. Got 3 instead.",
+    ):
+        lp.group_auc(frame, 3, "s", by="g")  # type: ignore[arg-type]
+    with pytest.raises(
+        lp.InvalidParameterError, match="The 'by' parameter of group_auc names 'user'"
+    ):
+        lp.group_auc(frame, "y", "s", by="user")
     only_one_class = _frame([([1, 1], [0.1, 0.2])])
     assert lp.group_auc(only_one_class, "y", "s", by="g").row(0) == (None, 0, 1, 0)
 
@@ -657,3 +686,40 @@ def test_evaluate_far_out_probability_is_refused_without_numpy_warning(name: str
     }[name]
     assert out[name][0] is None
     assert out[name][1] == pytest.approx(expected, rel=1e-12)
+
+
+def test_group_auc_old_name_weight_warns() -> None:
+    """``weight`` (a mode, not a column) is the old name of ``weighting``."""
+    frame = _frame([([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), ([1, 0], [0.2, 0.6])])
+    new = lp.group_auc(frame, "y", "s", by="g", weighting="uniform")
+    with pytest.warns(FutureWarning, match="`weight` is renamed `weighting`"):
+        old = lp.group_auc(frame, "y", "s", by="g", weight="uniform")
+    assert old.rows() == new.rows() == [(0.375, 2, 0, 6)]  # (0.75 + 0) / 2
+
+
+def test_group_auc_and_calibration_curve_take_expressions() -> None:
+    """Every role an expression: the same as the computed columns; lazy stays lazy."""
+    frame = _frame(
+        [([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), ([1, 0], [0.2, 0.6]), ([1, 0, 1], [0.5, 0.4, 0.9])]
+    )
+    computed = frame.with_columns(user=pl.col("g") % 2, click=pl.col("y") == 1, p=pl.col("s") / 2)
+    want = lp.group_auc(computed, "click", "p", by="user")
+    got = lp.group_auc(
+        frame.lazy(),
+        (pl.col("y") == 1).alias("click"),
+        pl.col("s") / 2,
+        by=(pl.col("g") % 2).alias("user"),
+    )
+    assert isinstance(got, pl.LazyFrame)
+    assert got.collect().rows() == want.rows()
+    want_curve = lp.calibration_curve(computed, "click", "p", n_bins=3, by="user")
+    got_curve = lp.calibration_curve(
+        frame.lazy(),
+        pl.col("y").cast(pl.Boolean),
+        pl.col("s") / 2,
+        n_bins=3,
+        by=(pl.col("g") % 2).alias("user"),
+    )
+    assert isinstance(got_curve, pl.LazyFrame)
+    assert got_curve.collect().rows() == want_curve.rows()
+    assert want_curve.columns == ["user", "bin", "prob_true", "prob_pred", "count"]

@@ -15,7 +15,7 @@ import pytest
 import lodestar_polars as lp
 from lodestar_polars._comparability import DEFAULT_SHRINKAGE_STRENGTH, OBJECTIVE_ALPHA
 
-KW: dict[str, Any] = dict(by="user", item="item", score="score")
+KW: dict[str, Any] = dict(by="user", item="item", y_score="score")
 
 
 def _log() -> pl.DataFrame:
@@ -50,7 +50,7 @@ def _random_log(seed: int, n_users: int = 40, n_items: int = 7) -> pl.DataFrame:
 
 def test_fit_base_rates_by_hand() -> None:
     """Base rates over graded lists: a 2/3, b 1/3, c 1/3; user 4 is dropped."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     table = state.table
     assert table["item"].to_list() == ["a", "b", "c"]
     assert table["n_positive"].to_list() == [2, 1, 1]
@@ -63,7 +63,7 @@ def test_fit_base_rates_by_hand() -> None:
 def test_fit_quantiles_equal_numpy_over_every_row() -> None:
     """Per item, NumPy's linear quantiles at 0, 1/n, ..., 1 of all its rows (dropped lists too)."""
     log = _random_log(1)
-    state = lp.fit_comparability(log, truth="clicked", n_quantiles=10, **KW)
+    state = lp.fit_comparability(log, y_true="clicked", n_quantiles=10, **KW)
     levels = np.linspace(0, 1, 11)
     assert state.quantile_levels == tuple(levels.tolist())
     for row in state.table.iter_rows(named=True):
@@ -75,18 +75,18 @@ def test_truth_frame_equals_truth_column() -> None:
     """A frame of realised (user, item) pairs fits the same state as the 0/1 column."""
     log = _random_log(2)
     pairs = log.filter(pl.col("clicked")).select("user", "item")
-    by_column = lp.fit_comparability(log, truth="clicked", **KW)
-    by_frame = lp.fit_comparability(log.drop("clicked"), truth=pairs.lazy(), **KW)
+    by_column = lp.fit_comparability(log, y_true="clicked", **KW)
+    by_frame = lp.fit_comparability(log.drop("clicked"), y_true=pairs.lazy(), **KW)
     assert by_column == by_frame
 
 
 def test_fit_is_the_same_eager_lazy_and_shuffled() -> None:
     """Row order and laziness do not change the state."""
     log = _random_log(3)
-    eager = lp.fit_comparability(log, truth="clicked", **KW)
-    lazy = lp.fit_comparability(log.lazy(), truth="clicked", **KW)
+    eager = lp.fit_comparability(log, y_true="clicked", **KW)
+    lazy = lp.fit_comparability(log.lazy(), y_true="clicked", **KW)
     shuffled = lp.fit_comparability(
-        log.sample(fraction=1.0, shuffle=True, seed=3), truth="clicked", **KW
+        log.sample(fraction=1.0, shuffle=True, seed=3), y_true="clicked", **KW
     )
     assert eager == lazy == shuffled
 
@@ -94,7 +94,11 @@ def test_fit_is_the_same_eager_lazy_and_shuffled() -> None:
 @pytest.mark.parametrize(
     ("change", "match"),
     [
-        (lambda f: f.drop("score"), r"'scores' has no column 'score'"),
+        (
+            lambda f: f.drop("score"),
+            r"The 'y_score' parameter of fit_comparability names 'score', which is not a column "
+            r"of scores",
+        ),
         (
             lambda f: f.with_columns(
                 pl.when(pl.col("user") == 2)
@@ -110,14 +114,14 @@ def test_fit_is_the_same_eager_lazy_and_shuffled() -> None:
         ),
         (
             lambda f: f.with_columns(pl.col("clicked").cast(pl.String)),
-            r"the truth column 'clicked' must be Boolean or 0/1",
+            r"the y_true column 'clicked' must be Boolean or 0/1",
         ),
     ],
 )
 def test_fit_bad_input_is_a_sentence(change: Any, match: str) -> None:
     """Missing columns, non-finite scores, duplicate items, a wrong truth dtype."""
     with pytest.raises(ValueError, match=match):
-        lp.fit_comparability(change(_log()), truth="clicked", **KW)
+        lp.fit_comparability(change(_log()), y_true="clicked", **KW)
 
 
 def test_fit_truth_frame_naming_unknown_lists_is_refused() -> None:
@@ -126,7 +130,7 @@ def test_fit_truth_frame_naming_unknown_lists_is_refused() -> None:
     with pytest.raises(
         ValueError, match=r"names 1 list\(s\) that are not in scores, e\.g\. user=99"
     ):
-        lp.fit_comparability(_log().drop("clicked"), truth=pairs, **KW)
+        lp.fit_comparability(_log().drop("clicked"), y_true=pairs, **KW)
 
 
 # ---------------------------------------------------------------------------
@@ -148,7 +152,7 @@ def test_the_seeds_claim_a_rare_items_04_beats_a_common_items_04() -> None:
         rows.append((u, "head", 0.5, 1 <= u <= 30))  # 30 positives in 100 lists
         rows.append((u, "other", 0.5, u > 30))  # every list is graded
     log = pl.DataFrame(rows, schema=["user", "item", "score", "clicked"], orient="row")
-    state = lp.fit_comparability(log, truth="clicked", **KW)
+    state = lp.fit_comparability(log, y_true="clicked", **KW)
     assert state.table["base_rate"].to_list() == [0.3, 0.69, 0.01]  # head, other, rare
     new = pl.DataFrame({"user": [7, 7], "item": ["rare", "head"], "score": [0.4, 0.4]})
     accuracy = lp.transform_for_objective(new, "accuracy", state, **KW)["score"].to_list()
@@ -162,15 +166,15 @@ def test_the_seeds_claim_a_rare_items_04_beats_a_common_items_04() -> None:
 
 def test_raw_alpha_and_the_never_positive_item() -> None:
     """A raw alpha (objective or alpha=); an item never positive counts as one positive."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     log = _log().with_columns(pl.lit(1).alias("extra"))
     never = pl.DataFrame(
         {"user": [1, 1, 2], "item": ["a", "b", "a"], "score": [0.9, 0.2, 0.1], "clicked": [1, 0, 0]}
     )
-    s2 = lp.fit_comparability(never, truth="clicked", **KW)  # b: 0 positives in 1 graded list
+    s2 = lp.fit_comparability(never, y_true="clicked", **KW)  # b: 0 positives in 1 graded list
     out = lp.transform_for_objective(never, 0.25, s2, **KW)["score"].to_list()
     assert out == pytest.approx([0.9 / 1.0**0.25, 0.2 / (1 / 1) ** 0.25, 0.1], rel=1e-12)
-    by_alpha = lp.transform_for_objective(log, "accuracy", state, alpha=0.25, **KW)
+    by_alpha = lp.transform_for_objective(log, "accuracy", state, popularity_discount=0.25, **KW)
     by_objective = lp.transform_for_objective(log, 0.25, state, **KW)
     assert by_alpha.equals(by_objective)
     rate = {"a": 2 / 3, "b": 1 / 3, "c": 1 / 3}
@@ -182,7 +186,7 @@ def test_raw_alpha_and_the_never_positive_item() -> None:
 
 def test_shrinkage_by_hand() -> None:
     """(n s + m b) / (n + m), m 50 by default or the given strength (which switches it on)."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     new = pl.DataFrame({"user": [5, 5, 5], "item": ["a", "b", "c"], "score": [0.9, 0.5, 0.0]})
     out = lp.transform_for_objective(new, "accuracy", state, shrinkage=True, **KW)
     assert out["score"].to_list() == pytest.approx(
@@ -201,7 +205,7 @@ def test_shrinkage_by_hand() -> None:
 def test_shrinkage_keeps_each_items_order() -> None:
     """The seed's reason shrinkage+percentile is pointless: shrinkage is monotone per item."""
     log = _random_log(4)
-    state = lp.fit_comparability(log, truth="clicked", **KW)
+    state = lp.fit_comparability(log, y_true="clicked", **KW)
     out = lp.transform_for_objective(log, "accuracy", state, shrinkage=True, **KW)
     both = log.with_columns(out["score"].alias("shrunk"))
     for _, part in both.group_by("item"):
@@ -230,7 +234,7 @@ def _percentile_by_loop(quants: list[float], levels: list[float], s: float) -> f
 def test_percentile_equals_a_loop_reference(n_quantiles: int) -> None:
     """Percentile of fitted and unseen scores (ties, out of range) against the loop."""
     log = _random_log(5 + n_quantiles)
-    state = lp.fit_comparability(log, truth="clicked", n_quantiles=n_quantiles, **KW)
+    state = lp.fit_comparability(log, y_true="clicked", n_quantiles=n_quantiles, **KW)
     rng = np.random.default_rng(n_quantiles)
     new = pl.concat(
         [
@@ -255,7 +259,7 @@ def test_percentile_equals_a_loop_reference(n_quantiles: int) -> None:
 def test_percentile_of_a_constant_item_is_one_half() -> None:
     """An item whose scores are all 0.3: 0.3 sits at the middle, below 0, above 1."""
     log = pl.DataFrame({"user": [1, 2, 3], "item": [7, 7, 7], "score": [0.3] * 3, "t": [1, 0, 0]})
-    state = lp.fit_comparability(log, truth="t", **KW)
+    state = lp.fit_comparability(log, y_true="t", **KW)
     new = pl.DataFrame({"user": [1, 2, 3], "item": [7, 7, 7], "score": [0.3, 0.1, 0.9]})
     out = lp.transform_for_objective(new, "accuracy", state, percentile=True, **KW)
     assert out["score"].to_list() == [0.5, 0.0, 1.0]
@@ -264,7 +268,7 @@ def test_percentile_of_a_constant_item_is_one_half() -> None:
 def test_lazy_in_lazy_out_and_row_order_kept() -> None:
     """A LazyFrame comes back lazy and equal to the eager result, rows in input order."""
     log = _random_log(6).with_row_index("row")
-    state = lp.fit_comparability(log, truth="clicked", **KW)
+    state = lp.fit_comparability(log, y_true="clicked", **KW)
     shuffled = log.sample(fraction=1.0, shuffle=True, seed=1)
     eager = lp.transform_for_objective(shuffled, "balanced", state, shrinkage=True, **KW)
     lazy = lp.transform_for_objective(shuffled.lazy(), "balanced", state, shrinkage=True, **KW)
@@ -279,7 +283,7 @@ def test_lazy_in_lazy_out_and_row_order_kept() -> None:
 
 def test_shrinkage_with_percentile_raises() -> None:
     """The seed: requesting both raises."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     with pytest.raises(ValueError, match="shrinkage and percentile are mutually exclusive"):
         lp.transform_for_objective(_log(), "coverage", state, shrinkage=True, percentile=True, **KW)
     with pytest.raises(ValueError, match="shrinkage and percentile are mutually exclusive"):
@@ -290,10 +294,12 @@ def test_shrinkage_with_percentile_raises() -> None:
 
 def test_percentile_with_a_discount_raises() -> None:
     """A percentile block takes no alpha (the payload records null for it)."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
-    with pytest.raises(ValueError, match=r"takes no popularity discount; got alpha=0\.3"):
-        lp.transform_for_objective(_log(), "coverage", state, alpha=0.3, percentile=True, **KW)
-    with pytest.raises(ValueError, match=r"got alpha=1\.0 with percentile=True"):
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
+    with pytest.raises(ValueError, match=r"no popularity discount; got popularity_discount=0\.3"):
+        lp.transform_for_objective(
+            _log(), "coverage", state, popularity_discount=0.3, percentile=True, **KW
+        )
+    with pytest.raises(ValueError, match=r"got popularity_discount=1\.0 with percentile=True"):
         lp.transform_for_objective(_log(), 1.0, state, percentile=True, **KW)
 
 
@@ -302,7 +308,7 @@ def test_percentile_with_a_discount_raises() -> None:
     [
         (
             dict(objective="coverage"),
-            r"the popularity discount alpha=1\.0 \(the items' base rates\)",
+            r"the popularity discount 1\.0 \(the items' base rates\)",
         ),
         (dict(objective="accuracy", shrinkage=True), r"shrinkage \(the items' base rates\)"),
         (dict(objective="accuracy", percentile=True), r"percentile ranking \(the item's score"),
@@ -320,7 +326,7 @@ def test_the_identity_needs_no_state() -> None:
     log = _log().with_columns(pl.col("score").cast(pl.Float32))
     out = lp.transform_for_objective(log, "accuracy", None, **KW)
     assert out.equals(log.with_columns(pl.col("score").cast(pl.Float64)))
-    lazy = lp.transform_for_objective(log.lazy(), 0.0, None, alpha=0, **KW)
+    lazy = lp.transform_for_objective(log.lazy(), 0.0, None, popularity_discount=0, **KW)
     assert isinstance(lazy, pl.LazyFrame)
     assert lazy.collect().equals(out)
 
@@ -330,14 +336,14 @@ def test_the_identity_needs_no_state() -> None:
 )
 def test_alpha_out_of_range_is_refused(objective: Any, alpha: Any) -> None:
     """alpha lives in [0, 1]; the value is echoed."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
-    with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\] .*; got"):
-        lp.transform_for_objective(_log(), objective, state, alpha=alpha, **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
+    with pytest.raises(ValueError, match=r"\(popularity_discount\) must be in \[0, 1\] .*; got"):
+        lp.transform_for_objective(_log(), objective, state, popularity_discount=alpha, **KW)
 
 
 def test_unknown_objective_and_bad_options_are_refused() -> None:
     """Unknown names, a non-bool flag, a non-positive strength."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     with pytest.raises(ValueError, match=r"unknown objective 'novelty'; use one of 'accuracy'"):
         lp.transform_for_objective(_log(), "novelty", state, **KW)  # type: ignore[arg-type]
     with pytest.raises(lp.InvalidParameterError, match="'shrinkage' parameter"):
@@ -352,7 +358,7 @@ def test_unknown_objective_and_bad_options_are_refused() -> None:
 
 def test_a_state_from_another_catalogue_is_refused() -> None:
     """Items the state never saw, or items of another type, are refused with a sentence."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     other = _log().with_columns(pl.col("item").replace({"c": "z"}))
     with pytest.raises(
         ValueError, match=r"catalogue \(3 items\) lacks 1 item\(s\) of scores, e\.g\. 'z'"
@@ -365,7 +371,7 @@ def test_a_state_from_another_catalogue_is_refused() -> None:
 
 def test_scores_outside_a_transforms_domain_are_refused() -> None:
     """Shrinkage needs [0, 1]; the discount needs >= 0; non-finite scores are refused."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     high = _log().with_columns(pl.col("score") * 2)
     with pytest.raises(ValueError, match=r"needs scores in \[0, 1\]; the list user=1 has item='a'"):
         lp.transform_for_objective(high, "accuracy", state, shrinkage=True, **KW)
@@ -388,7 +394,7 @@ def test_save_load_round_trip(tmp_path: Path, suffix: str, items: str) -> None:
     log = _random_log(7)
     if items == "str":
         log = log.with_columns(pl.format("item-{}", "item").alias("item"))
-    state = lp.fit_comparability(log, truth="clicked", n_quantiles=20, **KW)
+    state = lp.fit_comparability(log, y_true="clicked", n_quantiles=20, **KW)
     path = tmp_path / f"state{suffix}"
     state.save(path)
     loaded = lp.ComparabilityState.load(path)
@@ -400,7 +406,7 @@ def test_save_load_round_trip(tmp_path: Path, suffix: str, items: str) -> None:
 
 def test_saved_json_is_plain_json(tmp_path: Path) -> None:
     """No pickle: the JSON file is readable as JSON and names its format."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     state.save(tmp_path / "s.json")
     doc = json.loads((tmp_path / "s.json").read_text())
     assert doc["format"] == "lodestar_polars.ComparabilityState"
@@ -410,7 +416,7 @@ def test_saved_json_is_plain_json(tmp_path: Path) -> None:
 
 def test_save_load_refusals(tmp_path: Path) -> None:
     """Another suffix, a JSON file that is not a state."""
-    state = lp.fit_comparability(_log(), truth="clicked", **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     with pytest.raises(ValueError, match=r"must be \.json, \.parquet or \.pq; got '.*s\.pkl'"):
         state.save(tmp_path / "s.pkl")
     (tmp_path / "x.json").write_text('{"a": 1}')
@@ -444,7 +450,7 @@ def test_options_are_refused_on_every_path(
 ) -> None:
     """The identity (accuracy) refuses a bad strength or a path for a state, as coverage does."""
     kwargs = dict(kwargs)
-    state = kwargs.pop("state", lp.fit_comparability(_log(), truth="clicked", **KW))
+    state = kwargs.pop("state", lp.fit_comparability(_log(), y_true="clicked", **KW))
     with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
         lp.transform_for_objective(_log(), objective, state, **kwargs, **KW)
 
@@ -472,15 +478,15 @@ def test_a_non_binary_truth_is_refused(values: list[Any], shown: str) -> None:
         }
     )
     msg = (
-        "fit_comparability: the truth column 'clicked' must hold only True/False or 0/1; "
+        "fit_comparability: the y_true column 'clicked' must hold only True/False or 0/1; "
         f"it holds {shown}."
     )
     with pytest.raises(ValueError, match=re.escape(msg)):
-        lp.fit_comparability(log, truth="clicked", **KW)
+        lp.fit_comparability(log, y_true="clicked", **KW)
 
 
 def _saved(tmp_path: Path) -> tuple[lp.ComparabilityState, dict[str, Any]]:
-    state = lp.fit_comparability(_log(), truth="clicked", n_quantiles=4, **KW)
+    state = lp.fit_comparability(_log(), y_true="clicked", n_quantiles=4, **KW)
     state.save(tmp_path / "good.json")
     doc: dict[str, Any] = json.loads((tmp_path / "good.json").read_text())
     return state, doc
@@ -622,3 +628,57 @@ def test_a_damaged_parquet_state_gets_one_clear_error(tmp_path: Path, case: str,
     ) as info:
         lp.ComparabilityState.load(path)
     assert type(info.value) is ValueError
+
+
+def test_fit_comparability_old_names_warn() -> None:
+    """``score``/``truth`` are the old names of ``y_score``/``y_true``: same state, a warning."""
+    new = lp.fit_comparability(_log(), by="user", item="item", y_score="score", y_true="clicked")
+    with pytest.warns(FutureWarning) as record:
+        old = lp.fit_comparability(_log(), by="user", item="item", score="score", truth="clicked")
+    assert ["`score` is renamed `y_score`" in str(w.message) for w in record] == [True, False]
+    assert "`truth` is renamed `y_true`" in str(record[1].message)
+    assert old == new
+
+
+def test_transform_for_objective_old_names_warn() -> None:
+    """``score``/``alpha`` are the old names of ``y_score``/``popularity_discount``."""
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
+    new = lp.transform_for_objective(_log(), "accuracy", state, popularity_discount=0.5, **KW)
+    with pytest.warns(FutureWarning) as record:
+        old = lp.transform_for_objective(
+            _log(), "accuracy", state, by="user", item="item", score="score", alpha=0.5
+        )
+    assert "`score` is renamed `y_score`" in str(record[0].message)
+    assert "`alpha` is renamed `popularity_discount`" in str(record[1].message)
+    assert old.equals(new)
+
+
+def test_roles_take_expressions() -> None:
+    """Every role an expression: the same state and transform as the computed columns."""
+    log = _log()
+    computed = log.with_columns(
+        user=pl.col("user") * 10, item=pl.col("item").str.to_uppercase(), score=pl.col("score") / 2
+    )
+    kw: dict[str, Any] = dict(by="user", item="item", y_score="score")
+    want = lp.fit_comparability(computed, y_true="clicked", **kw)
+    exprs: dict[str, Any] = dict(
+        by=(pl.col("user") * 10).alias("user"),
+        item=pl.col("item").str.to_uppercase(),
+        y_score=pl.col("score") / 2,
+    )
+    got = lp.fit_comparability(log, y_true=pl.col("clicked").cast(pl.Int8), **exprs)
+    assert got == want
+    assert want.catalogue.str.to_uppercase().equals(want.catalogue)  # the computed items
+    for frame in (log, log.lazy()):
+        out = lp.transform_for_objective(frame, "coverage", want, **exprs)
+        assert isinstance(out, type(frame))
+        expected = lp.transform_for_objective(computed, "coverage", want, **kw)
+        assert out.lazy().collect().equals(expected)
+
+
+def test_bad_roles_and_frames_are_invalid_parameters() -> None:
+    state = lp.fit_comparability(_log(), y_true="clicked", **KW)
+    with pytest.raises(lp.InvalidParameterError, match="The 'item' parameter of"):
+        lp.transform_for_objective(_log(), "coverage", state, by="user", item=3, y_score="score")
+    with pytest.raises(lp.InvalidParameterError, match="The 'scores' parameter of"):
+        lp.fit_comparability({"user": [1]}, y_true="clicked", **KW)

@@ -914,7 +914,7 @@ def test_evaluate_weights_summing_to_zero_raise() -> None:
             "'label_ranking_average_precision_score', 'label_ranking_loss', 'log_loss', 'lrap', "
             "'map', 'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'ndcg_score', "
             "'precision', 'r-precision', 'r_precision', 'recall', 'recip_rank', "
-            "'reciprocal_rank', 'roc_auc', 'roc_auc_score', 'rr', 'success', 'top_k', "
+            "'reciprocal_rank', 'roc_auc', 'roc_auc_score', 'rr', 'success', "
             "'top_k_accuracy', 'top_k_accuracy_score'], optionally followed by @k "
             "for a cutoff (e.g. 'ndcg@10'), or a trec_eval name with its cutoff after a dot "
             "(e.g. 'P.10', 'ndcg_cut.10')",
@@ -978,7 +978,6 @@ def test_evaluate_aliases_and_single_name() -> None:
         ("rr", "reciprocal_rank"),
         ("mrr", "reciprocal_rank"),
         ("recip_rank", "reciprocal_rank"),
-        ("top_k@1", "top_k_accuracy@1"),
     ]:
         a = lp.evaluate(frame, [alias], by="query", y_true="rel", y_score="score", strict=False)
         b = lp.evaluate(frame, [canonical], by="query", y_true="rel", y_score="score", strict=False)

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -90,7 +91,7 @@ def test_per_query_distribution() -> None:
 def test_precision_recall_curve() -> None:
     """Pooled, one curve per run; the legend's AP is average_precision_score's."""
     log = _log()
-    figure = plot.precision_recall_curve(log, "y", "p", by="run")
+    figure = plot.precision_recall_curve(log, "y", "p", run="run")
     _assert_drawn(figure)
     assert figure.axes[0].get_title() == "precision-recall curve, all rows pooled"
     labels = figure.axes[0].get_legend_handles_labels()[1]
@@ -133,7 +134,7 @@ def test_precision_recall_curve_interpolated_by_hand() -> None:
     d = [0.0] * 11  # no positive: 0 at every level, as trec_eval counts it
     expected = [(a[i] + b[i] + c[i] + d[i]) / 4 for i in range(11)]
     log = _hand_log()
-    figure = plot.precision_recall_curve(log, "y", "score", query="query")
+    figure = plot.precision_recall_curve(log, "y", "score", by="query", run=None)
     _assert_drawn(figure)
     axes = figure.axes[0]
     (line,) = axes.get_lines()
@@ -146,7 +147,7 @@ def test_precision_recall_curve_interpolated_by_hand() -> None:
     assert axes.get_legend().get_title().get_text() == "4 queries, 1 with no positive (0)"
     # by runs: one curve each, the same numbers for the same queries
     two = pl.concat([log.with_columns(run=pl.lit("x")), log.with_columns(run=pl.lit("y"))])
-    lines = plot.precision_recall_curve(two, "y", "score", by="run", query="query").axes[0]
+    lines = plot.precision_recall_curve(two, "y", "score", by="query", run="run").axes[0]
     for line in lines.get_lines():
         np.testing.assert_allclose(line.get_ydata(), expected, rtol=1e-12)
     assert lines.get_legend_handles_labels()[1] == [
@@ -160,7 +161,7 @@ def test_precision_recall_curve_interpolated_by_hand() -> None:
             log.filter(pl.col("query") != "D").with_columns(run=pl.lit("y")),
         ]
     )
-    legend = plot.precision_recall_curve(fewer, "y", "score", by="run", query="query")
+    legend = plot.precision_recall_curve(fewer, "y", "score", by="query", run="run")
     assert legend.axes[0].get_legend().get_title().get_text() == (
         "x: 4 queries, 1 with no positive (0)\ny: 3 queries"
     )
@@ -185,14 +186,15 @@ def test_precision_recall_curve_interpolated_matches_pytrec_eval() -> None:
     out = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
     keys = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
     theirs = [sum(values[k] for values in out.values()) / len(out) for k in keys]
-    (line,) = plot.precision_recall_curve(log, "y", "score", query="query").axes[0].get_lines()
+    figure = plot.precision_recall_curve(log, "y", "score", by="query", run=None)
+    (line,) = figure.axes[0].get_lines()
     np.testing.assert_allclose(line.get_ydata(), theirs, rtol=1e-12, atol=1e-15)
 
 
 def test_precision_recall_curve_pooled_is_an_option() -> None:
     """curve='pooled' with a query column is the curve drawn without one."""
     log = _hand_log()
-    pooled = plot.precision_recall_curve(log, "y", "score", query="query", curve="pooled")
+    pooled = plot.precision_recall_curve(log, "y", "score", by="query", run=None, curve="pooled")
     plain = plot.precision_recall_curve(log, "y", "score")
     for figure in (pooled, plain):
         assert figure.axes[0].get_title() == "precision-recall curve, all rows pooled"
@@ -214,14 +216,14 @@ def test_precision_recall_curve_pooled_is_an_option() -> None:
         ),
         (
             [0.1, None, 0.3, 0.2],
-            {"by": "run"},
+            {"run": "run"},
             ValueError,
             "Input contains NaN. precision_recall_curve: the score column 'p' has 1 null or NaN "
             "value(s), the first in group 'a'",
         ),
         (
             [0.1, 0.2, 0.3, float("inf")],
-            {"query": "q"},
+            {"by": "q", "run": None},
             ValueError,
             "Input contains infinity or a value too large for dtype('float64'). "
             "precision_recall_curve: the score column 'p' has 1 infinite value(s)",
@@ -231,7 +233,7 @@ def test_precision_recall_curve_pooled_is_an_option() -> None:
             {"curve": "interpolated"},
             lp.InvalidParameterError,
             "The 'curve' parameter of precision_recall_curve is 'interpolated', which needs "
-            "the 'query' column",
+            "the query column 'by'",
         ),
         (
             [0.1, 0.2, 0.3, 0.4],
@@ -255,7 +257,43 @@ def test_precision_recall_curve_refusals(
         plot.precision_recall_curve(strings, "y", "p")
     nulls = log.with_columns(q=pl.Series([1, None, 2, 2]), p=pl.Series([0.1, 0.2, 0.3, 0.4]))
     with pytest.raises(ValueError, match="the query column 'q' has 1 null value"):
-        plot.precision_recall_curve(nulls, "y", "p", query="q")
+        plot.precision_recall_curve(nulls, "y", "p", by="q", run=None)
+
+
+def test_precision_recall_curve_old_calls_warn() -> None:
+    """``query`` is ``by``'s old name; ``by`` named the runs before: each old call warns."""
+    log = _hand_log()
+    two = pl.concat([log.with_columns(run=pl.lit("x")), log.with_columns(run=pl.lit("y"))])
+
+    def ydata(figure: Any) -> list[list[float]]:
+        return [list(line.get_ydata()) for line in figure.axes[0].get_lines()]
+
+    new = ydata(plot.precision_recall_curve(two, "y", "score", by="query", run="run"))
+    with pytest.warns(
+        FutureWarning, match="`query` is renamed `by`.*Read as run='run', by='query'"
+    ):
+        old = plot.precision_recall_curve(two, "y", "score", by="run", query="query")
+    assert ydata(old) == new
+    alone = ydata(plot.precision_recall_curve(log, "y", "score", by="query", run=None))
+    with pytest.warns(FutureWarning, match="`query` is renamed `by`"):
+        renamed = plot.precision_recall_curve(log, "y", "score", query="query")
+    assert ydata(renamed) == alone
+    with pytest.warns(FutureWarning, match="`by` names the query column since"):
+        changed = plot.precision_recall_curve(log, "y", "score", by="query")
+    assert ydata(changed) == alone
+
+
+def test_per_query_distribution_old_name_query_warns() -> None:
+    """``query`` is ``by``'s old name: the same differences, with a FutureWarning."""
+    per_query = pl.DataFrame(
+        {"run": ["a"] * 3 + ["b"] * 3, "q": [1, 2, 3] * 2, "ndcg": [0.2, 0.5, 0.9, 0.4, 0.5, 0.7]}
+    )
+    new = plot.per_query_distribution(per_query, metric="ndcg", by="q", baseline="a")
+    with pytest.warns(FutureWarning, match="`query` is renamed `by`"):
+        old = plot.per_query_distribution(per_query, metric="ndcg", query="q", baseline="a")
+    (a,), (b,) = new.axes[1].get_lines()[:1], old.axes[1].get_lines()[:1]
+    np.testing.assert_array_equal(a.get_ydata(), b.get_ydata())
+    np.testing.assert_allclose(a.get_ydata(), [0.2, 0.0, -0.2], rtol=1e-12)  # b - a, sorted
 
 
 def test_calibration_diagram() -> None:
@@ -323,8 +361,13 @@ def test_comparison_chart() -> None:
     assert [tuple(h.get_facecolor()) for h in handles] == [green, red, grey]
     with pytest.raises(ValueError, match="the frame has no column 'p_value'"):
         plot.comparison_chart(table.drop("p_value"))
-    with pytest.raises(TypeError, match="expected a polars DataFrame, got dict"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="The 'frame' parameter of comparison_chart must be a polars DataFrame or LazyFrame",
+    ):
         plot.comparison_chart({"run": []})
+    lazy = plot.comparison_chart(table.lazy())  # a LazyFrame is collected to draw
+    assert len(lazy.axes) == len(plot.comparison_chart(table).axes)
 
 
 def test_comparison_chart_reads_compare_directions() -> None:

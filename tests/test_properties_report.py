@@ -136,7 +136,7 @@ def test_top_k_serves_what_a_sort_serves(log: tuple[str, list[Row]], k: int, laz
     kind, rows = log
     frame = _frame(kind, rows).drop("clicked")
     source = frame.lazy() if lazy else frame
-    served = lp.top_k(source, k, by="user", item="item", score="score")
+    served = lp.top_k(source, k, by="user", item="item", y_score="score")
     if lazy:
         assert isinstance(served, pl.LazyFrame)
         served = served.collect()

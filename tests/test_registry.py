@@ -559,3 +559,16 @@ def test_adding_a_metric_page_paths_exist() -> None:
     assert len(paths) >= 8
     for path in paths - {"docs/metrics/err.md"}:
         assert (root / path).is_file(), path
+
+
+def test_the_old_metric_name_top_k_warns_and_reads_as_top_k_accuracy() -> None:
+    """``"top_k"`` clashed with lp.top_k (serving): it still reads, with a FutureWarning."""
+    frame = pl.DataFrame(
+        {"q": [1, 1, 1, 2, 2, 2], "t": [0, 1, 0, 1, 0, 0], "s": [0.9, 0.5, 0.1, 0.2, 0.3, 0.8]}
+    )
+    new = lp.evaluate(frame, ["top_k_accuracy@2"], by="q", y_true="t", y_score="s")
+    with pytest.warns(FutureWarning, match="write 'top_k_accuracy@2'"):
+        old = lp.evaluate(frame, ["top_k@2"], by="q", y_true="t", y_score="s")
+    # q1: the positive (0.5) is 2nd of 3: in the top 2; q2: 0.2 is 3rd: not
+    assert old["top_k@2"].to_list() == new["top_k_accuracy@2"].to_list() == [1.0, 0.0]
+    assert "top_k" not in metric_names()

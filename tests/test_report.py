@@ -910,11 +910,11 @@ class _Comparability:
         self.fits = 0
 
     def fit_comparability(
-        self, frame: pl.DataFrame, *, by: list[str], item: str, score: str, truth: str
+        self, frame: pl.DataFrame, *, by: list[str], item: str, y_score: str, y_true: str
     ) -> dict[Any, float]:
         self.fits += 1
-        rates = frame.group_by(item).agg(pl.col(truth).mean())
-        return dict(zip(rates[item].to_list(), rates[truth].to_list(), strict=True))
+        rates = frame.group_by(item).agg(pl.col(y_true).mean())
+        return dict(zip(rates[item].to_list(), rates[y_true].to_list(), strict=True))
 
     def transform_for_objective(
         self,
@@ -924,12 +924,13 @@ class _Comparability:
         *,
         by: list[str],
         item: str,
-        score: str,
-        alpha: float | None,
+        y_score: str,
+        popularity_discount: float | None,
         shrinkage: bool,
         shrinkage_strength: Any,
         percentile: bool,
     ) -> pl.DataFrame:
+        score, alpha = y_score, popularity_discount
         if alpha is None:  # a percentile block: no discount (the double ranks as given)
             assert percentile
             return frame.with_columns(pl.col(score).cast(pl.Float64))
@@ -975,7 +976,7 @@ def test_each_objective_ranks_at_its_alpha(comparability: _Comparability) -> Non
         log, by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
     state = comparability.fit_comparability(
-        log, by=["user"], item="item", score="score", truth="clicked"
+        log, by=["user"], item="item", y_score="score", y_true="clicked"
     )
     assert report["objective_alpha"] == {"accuracy": 0.0, "coverage": 1.0}
     assert report["comparability"] == "fitted_on_scores"
@@ -997,7 +998,7 @@ def test_a_configured_discount_moves_the_primary_block_only(
     plain = lp.ranking_report(log, **kw)
     tuned = lp.ranking_report(log, popularity_discount=0.3, **kw)
     state = comparability.fit_comparability(
-        log, by=["user"], item="item", score="score", truth="clicked"
+        log, by=["user"], item="item", y_score="score", y_true="clicked"
     )
     assert tuned["objective_alpha"] == {"accuracy": 0.3, "coverage": 1.0}
     assert tuned["objectives"]["coverage"] == plain["objectives"]["coverage"]
@@ -1013,7 +1014,7 @@ def test_a_given_state_is_used_and_percentile_blocks_have_no_alpha(
     """state= is not refitted; a percentile block records alpha null."""
     log = _random_log(13)
     # a real state passes the report's check; the double (percentile: no alpha) never reads it
-    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     report = lp.ranking_report(
         log,
         by="user",
@@ -1135,7 +1136,7 @@ def test_real_objectives_block_by_block() -> None:
     kw: dict[str, Any] = dict(
         by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
-    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     report = lp.ranking_report(log, popularity_discount=0.25, **kw)
     assert report["objective_alpha"] == {"accuracy": 0.25, "coverage": 1.0}
     assert report["comparability"] == "fitted_on_scores"
@@ -1145,7 +1146,7 @@ def test_real_objectives_block_by_block() -> None:
     )
     for name, alpha in blocks:
         moved = lp.transform_for_objective(
-            log, name, state, by="user", item="item", score="score", alpha=alpha
+            log, name, state, by="user", item="item", y_score="score", popularity_discount=alpha
         )
         alone = lp.ranking_report(moved, objectives=("accuracy",), **kw)
         assert report["objectives"][name] == alone["objectives"]["accuracy"]
@@ -1259,9 +1260,9 @@ def test_a_shrinkage_strength_shrinks_the_accuracy_block() -> None:
     kw: dict[str, Any] = dict(
         by="user", item="item", y_score="score", y_true="clicked", k=3, n_resamples=20
     )
-    state = lp.fit_comparability(log, by="user", item="item", score="score", truth="clicked")
+    state = lp.fit_comparability(log, by="user", item="item", y_score="score", y_true="clicked")
     shrunk = lp.transform_for_objective(
-        log, "accuracy", state, by="user", item="item", score="score", shrinkage_strength=50.0
+        log, "accuracy", state, by="user", item="item", y_score="score", shrinkage_strength=50.0
     )
     report = lp.ranking_report(log, objectives=("accuracy",), shrinkage_strength=50.0, **kw)
     alone = lp.ranking_report(shrunk, objectives=("accuracy",), **kw)

@@ -166,7 +166,7 @@ def test_a_missing_scores_file_is_one_line(capsys: pytest.CaptureFixture[str]) -
 
 def test_a_saved_state_is_used(files: dict[str, Path], tmp_path: Path) -> None:
     """--state FILE loads a ComparabilityState; the payload records it as given."""
-    state = lp.fit_comparability(_log(), by="user", item="item", score="score", truth="clicked")
+    state = lp.fit_comparability(_log(), by="user", item="item", y_score="score", y_true="clicked")
     state.save(tmp_path / "state.json")
     out = tmp_path / "r.json"
     argv = ["report", str(files["csv"]), "--state", str(tmp_path / "state.json"),

@@ -9,8 +9,10 @@ the main CI run sets it, a missing pyspark or Java fails them instead.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +85,13 @@ def _log(seed: int, groups: int = 120, rows: int = 1500) -> pl.DataFrame:
     )
 
 
+def _for_lp(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """spark.evaluate's keywords for lp.evaluate: ``item`` under the name lp.evaluate reads."""
+    if "item" in inspect.signature(lp.evaluate).parameters:
+        return kwargs
+    return {("doc_id" if k == "item" else k): v for k, v in kwargs.items()}
+
+
 def _collect(sdf: Any, keys: list[str]) -> pl.DataFrame:
     frame = pl.from_arrow(sdf.toArrow())
     assert isinstance(frame, pl.DataFrame)
@@ -129,12 +138,12 @@ def test_trec_eval_ties_doc_id_and_judged_counts(spark: Any) -> None:
         "y_true": "rel",
         "y_score": "score",
         "ties": "trec_eval",
-        "doc_id": "docno",
+        "item": "docno",
         "n_relevant": "n_rel",
         "strict": False,
     }
     got = _collect(lps.evaluate(sdf, metrics, num_partitions=3, **kwargs), ["query"])
-    expected = lp.evaluate(log, metrics, **kwargs)
+    expected = lp.evaluate(log, metrics, **_for_lp(kwargs))
     assert got.equals(expected)
     averaged = lp.evaluate(log, metrics, by="query", y_true="rel", y_score="score", strict=False)
     assert not got.equals(averaged)  # the options did change the numbers
@@ -308,9 +317,21 @@ def test_bad_input_is_refused_on_the_driver(spark: Any) -> None:
         lps.evaluate(sdf, ["ndgc@10"], **kwargs)
     with pytest.raises(ValueError, match="`y_true` column 'query' must be numeric"):
         lps.evaluate(sdf, ["rr"], by="query", y_true="query", y_score="score")
-    with pytest.raises(ValueError, match="`num_partitions` must be at least 1, got 0"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match=re.escape(
+            "The 'num_partitions' parameter of evaluate must be an int in the range [1, inf) "
+            "or None. Got 0 instead."
+        ),
+    ):
         lps.evaluate(sdf, ["rr"], num_partitions=0, **kwargs)
-    with pytest.raises(ValueError, match="`large_group_rows` must be at least 1, got 0"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match=re.escape(
+            "The 'large_group_rows' parameter of evaluate must be an int in the range [1, inf), "
+            "math.inf or None. Got 0 instead."
+        ),
+    ):
         lps.evaluate(sdf, ["rr@5"], large_group_rows=0, **kwargs)
     with pytest.raises(ValueError, match=r"cannot be scored in two stages here: .* not \['ap'\]"):
         lps.evaluate(sdf, ["rr@5", "ap"], large_group_rows=100, **kwargs)
@@ -413,10 +434,10 @@ def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties:
         "y_score": "score",
         "weight": "w",
         "ties": ties,
-        "doc_id": "docno" if ties == "trec_eval" else None,
+        "item": "docno" if ties == "trec_eval" else None,
     }
     got = _collect(lps.evaluate(sdf, metrics, large_group_rows=1000, **kwargs), ["query"])
-    expected = lp.evaluate(log, metrics, **kwargs)
+    expected = lp.evaluate(log, metrics, **_for_lp(kwargs))
     assert got.schema == expected.schema
     assert got.select("query", "w").equals(expected.select("query", "w"))
     for name in metrics:  # the split query's values within rounding, the others identical
@@ -424,7 +445,7 @@ def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties:
     small = pl.col("query") != "q00"
     assert got.filter(small).equals(expected.filter(small))
     means = lps.evaluate(sdf, metrics, large_group_rows=1000, mean=True, **kwargs).toArrow()
-    expected_means = lp.evaluate(log, metrics, mean=True, **kwargs)
+    expected_means = lp.evaluate(log, metrics, mean=True, **_for_lp(kwargs))
     for name in metrics:
         assert math.isclose(means[name][0].as_py(), expected_means[name].item(), rel_tol=1e-12)
 
@@ -537,11 +558,14 @@ def test_large_group_rows_inf_keeps_a_large_group_whole(spark: Any) -> None:
 @needs_spark
 @pytest.mark.parametrize("value", [2.5, float("nan"), True, 0.5, -math.inf, 3.0])
 def test_large_group_rows_neither_int_nor_inf_is_refused(spark: Any, value: Any) -> None:
-    """Another float, NaN or a bool: a ValueError naming the rule and the value, before a job."""
+    """Another float, NaN or a bool: refused naming the rule and the value, before a job."""
     sdf = spark.createDataFrame(_log(seed=2, groups=5, rows=30).to_arrow())
     kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
-    sentence = f"`large_group_rows` must be an int or math.inf, got {value!r}"
-    with pytest.raises(ValueError, match="must be an int or math.inf") as caught:
+    sentence = (
+        "The 'large_group_rows' parameter of evaluate must be an int in the range [1, inf), "
+        f"math.inf or None. Got {value!r} instead."
+    )
+    with pytest.raises(lp.InvalidParameterError, match="math.inf or None") as caught:
         lps.evaluate(sdf, ["rr@5"], large_group_rows=value, **kwargs)
     assert str(caught.value) == sentence
     if value == 2.5:  # the sentence docs/refusals.md quotes
@@ -609,3 +633,18 @@ def test_trec_evaluate_bad_input(spark: Any) -> None:
         lps.trec_evaluate(qrels, run, ["mapp"])
     with pytest.raises(ValueError, match="no query to evaluate"):
         lps.trec_evaluate(qrels, run, ["map"])
+
+
+@needs_spark
+def test_evaluate_old_name_doc_id_warns(spark: Any) -> None:
+    """``doc_id`` is the old name of ``item``: the same values, with a FutureWarning."""
+    log = _log(seed=9, groups=6, rows=40).with_columns(
+        docno=pl.format("d{}", pl.int_range(pl.len()) % 7)
+    )
+    sdf = spark.createDataFrame(log.to_arrow())
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    kwargs.update(ties="trec_eval", strict=False, num_partitions=2)
+    new = _collect(lps.evaluate(sdf, ["P.5", "map@10"], item="docno", **kwargs), ["query"])
+    with pytest.warns(FutureWarning, match="`doc_id` is renamed `item`"):
+        old = lps.evaluate(sdf, ["P.5", "map@10"], doc_id="docno", **kwargs)
+    assert _collect(old, ["query"]).equals(new)

@@ -146,7 +146,18 @@ def test_integer_scores_label_ranking_loss(dtype: pl.DataType, scores: list[int]
 @pytest.mark.parametrize(("dtype", "scores"), INTEGER_SCORES, ids=str)
 @pytest.mark.parametrize("lazy", [False, True])
 def test_integer_scores_evaluate(dtype: pl.DataType, scores: list[int], *, lazy: bool) -> None:
-    names = ["ndcg", "dcg", "rr", "top_k@1", "ap", "lrap", "P@1", "recall@1", "hit_rate@1", "map"]
+    names = [
+        "ndcg",
+        "dcg",
+        "rr",
+        "top_k_accuracy@1",
+        "ap",
+        "lrap",
+        "P@1",
+        "recall@1",
+        "hit_rate@1",
+        "map",
+    ]
     names += ["coverage_error", "label_ranking_loss", "r_precision", "ndcg_burges", "map@1"]
     frame = _integer_frame(dtype, scores)
     out = lp.evaluate(frame.lazy() if lazy else frame, names, by="q", y_true="t", y_score="s")
@@ -256,10 +267,12 @@ def test_huge_k_precision_divides_by_k(k: Any, ties: str) -> None:
 
 
 @pytest.mark.parametrize("k", [10**8, 10**18, 2**70], ids=str)
-@pytest.mark.parametrize("name", ["ndcg", "dcg", "rr", "map", "recall", "hit_rate", "top_k"])
+@pytest.mark.parametrize(
+    "name", ["ndcg", "dcg", "rr", "map", "recall", "hit_rate", "top_k_accuracy"]
+)
 def test_huge_k_evaluate(name: str, k: int) -> None:
     frame = SMALL.with_columns(pl.col("t").cast(pl.Float64))
-    if name == "top_k":
+    if name == "top_k_accuracy":
         frame = frame.with_columns((pl.col("t") == 3).cast(pl.Float64))
     whole = lp.evaluate(frame, [f"{name}@3"], by="q", y_true="t", y_score="s")
     huge = lp.evaluate(frame, [f"{name}@{k}"], by="q", y_true="t", y_score="s")
