@@ -513,6 +513,9 @@ class Comparison:
         Each metric's direction (larger values better, or smaller): the user's
         ``lower_is_better`` / ``higher_is_better``, else the metric registry's; None
         where neither knows it.
+
+    ``print(comparison)`` prints the report (:meth:`to_markdown`), and a notebook renders
+    it as a Markdown table.
     """
 
     table: pl.DataFrame
@@ -525,7 +528,21 @@ class Comparison:
     directions: Mapping[str, Direction | None] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return repr(self.table)
+        """A line saying what this is, then the report (:meth:`to_markdown`)."""
+        runs = self.table["run"].n_unique()
+        head = (
+            f"<lp.Comparison of {runs} runs against {self.baseline!r} over {self.n_queries} "
+            "queries; the numbers in .table and .pairs>"
+        )
+        return head + "\n" + self.to_markdown()
+
+    def __str__(self) -> str:
+        """The report, as :meth:`to_markdown` writes it (ranx's ``Report`` prints its table)."""
+        return self.to_markdown()
+
+    def _repr_markdown_(self) -> str:
+        """A notebook shows the report as a rendered Markdown table."""
+        return self.to_markdown()
 
     def _cells(self, digits: int, sup: Callable[[str], str]) -> tuple[list[str], list[list[str]]]:
         runs = self.table["run"].unique(maintain_order=True).to_list()
@@ -716,7 +733,8 @@ def compare(
         columns ``run`` (str), ``metric`` (str), ``mean``, ``difference`` (run minus
         baseline), ``ci_low``, ``ci_high``, ``p_value`` (f64; null on the baseline's rows)
         and ``significant`` (bool, after correction); ``.pairs`` all pairs of runs;
-        ``.to_markdown()`` and ``.to_latex()`` the report.
+        ``.to_markdown()`` and ``.to_latex()`` the report; ``print(result)`` prints the
+        Markdown report.
 
     Raises
     ------

@@ -371,6 +371,29 @@ def test_report_superscripts() -> None:
     assert f"c & strong & {np.mean(values['strong']):.3f}$^{{ab}}$ \\\\" in tex
 
 
+def test_print_shows_the_report_and_repr_says_what_it_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """print(comparison) is the Markdown report (as ranx's Report prints its table)."""
+    n = 12
+    rng = np.random.default_rng(0)
+    base = rng.random(n)
+    values = {"weak": base, "strong": base + 0.3}
+    result = lp.compare(_frame(values), baseline="weak")
+    print(result)
+    printed = capsys.readouterr().out
+    report = result.to_markdown()
+    assert printed == report + "\n"
+    assert str(result) == report
+    assert result._repr_markdown_() == report
+    assert printed.splitlines()[3] == f"| b | strong | {np.mean(base) + 0.3:.4f}ᵃ |"
+    assert repr(result).splitlines() == [
+        "<lp.Comparison of 2 runs against 'weak' over 12 queries; the numbers in .table and "
+        ".pairs>",
+        *report.splitlines(),
+    ]
+
+
 def test_lower_is_better_reverses_the_superscripts() -> None:
     """Lower is better reverses the superscripts."""
     x = np.linspace(0.1, 0.9, 10)
