@@ -513,6 +513,9 @@ class Comparison:
         Each metric's direction (larger values better, or smaller): the user's
         ``lower_is_better`` / ``higher_is_better``, else the metric registry's; None
         where neither knows it.
+    n_resamples : int or None
+        The resamples (random sign patterns) the p-values come from: the bootstrap's, and
+        the Fisher test's above 20 queries; None for Student's test and the exact Fisher test.
 
     ``print(comparison)`` prints the report (:meth:`to_markdown`), and a notebook renders
     it as a Markdown table.
@@ -526,6 +529,7 @@ class Comparison:
     alpha: float
     n_queries: int
     directions: Mapping[str, Direction | None] = field(default_factory=dict)
+    n_resamples: int | None = None
 
     def __repr__(self) -> str:
         """A line saying what this is, then the report (:meth:`to_markdown`)."""
@@ -544,7 +548,17 @@ class Comparison:
         """A notebook shows the report as a rendered Markdown table."""
         return self.to_markdown()
 
-    def _cells(self, digits: int, sup: Callable[[str], str]) -> tuple[list[str], list[list[str]]]:
+    def _cells(
+        self,
+        digits: int,
+        sup: Callable[[str], str],
+        bold: Callable[[str], str] | None = None,
+    ) -> tuple[list[str], list[list[str]]]:
+        """The report's rows: letter, run, then each metric's mean with its superscripts.
+
+        With ``bold``, the best mean of each metric with a direction (as printed: every run
+        that prints the best value) goes through ``bold``.
+        """
         runs = self.table["run"].unique(maintain_order=True).to_list()
         metrics = self.table["metric"].unique(maintain_order=True).to_list()
         label = dict(zip(runs, _letters(len(runs)), strict=True))
@@ -553,12 +567,21 @@ class Comparison:
         for r, other, m in better.select("run", "other", "metric").iter_rows():
             beaten[(r, m)] = beaten.get((r, m), "") + label[other]
         means = {(r, m): v for r, m, v in self.table.select("run", "metric", "mean").iter_rows()}
+        best: dict[str, str] = {}
+        for m in metrics:
+            way = self.directions.get(m)
+            if bold is not None and way is not None:
+                pick = max if way == "higher" else min
+                best[m] = f"{pick(means[(r, m)] for r in runs):.{digits}f}"
         rows = []
         for r in runs:
             cells = [label[r], r]
             for m in metrics:
                 marks = "".join(sorted(beaten.get((r, m), "")))
-                cells.append(f"{means[(r, m)]:.{digits}f}" + (sup(marks) if marks else ""))
+                value = f"{means[(r, m)]:.{digits}f}"
+                if bold is not None and best.get(m) == value:
+                    value = bold(value)
+                cells.append(value + (sup(marks) if marks else ""))
             rows.append(cells)
         return metrics, rows
 
@@ -599,8 +622,50 @@ class Comparison:
             lines.append(note)
         return "\n".join(lines)
 
-    def to_latex(self, *, digits: int = 4) -> str:
-        """The means as a LaTeX ``tabular`` (booktabs), superscripts as ``$^{ab}$``."""
+    def _caption(self) -> str:
+        """The LaTeX caption: the test, the correction, alpha, what the marks mean."""
+        if self.test == "student":
+            test = "Paired t-test"
+        elif self.test == "fisher":
+            test = "Fisher's randomization (sign-flip) test, " + (
+                f"exact over all $2^{{{self.n_queries}}}$ sign patterns"
+                if self.n_resamples is None
+                else f"{self.n_resamples:,} random sign patterns"
+            )
+        else:
+            test = f"Paired bootstrap test, {self.n_resamples:,} resamples"
+        corr = (
+            "no correction"
+            if self.correction is None
+            else f"{self.correction.capitalize()}-corrected over the pairs of runs per metric"
+        )
+        return (
+            rf"{test}, two-sided, {corr}, $\alpha = {self.alpha}$; {self.n_queries} queries. "
+            "Superscripts mark runs significantly better than the run of that letter; the "
+            "best mean of each metric, in its direction, is in bold."
+        )
+
+    def to_latex(
+        self, *, digits: int = 4, caption: bool | str = True, label: str | None = None
+    ) -> str:
+        r"""The means as a LaTeX table (booktabs), superscripts as ``$^{ab}$``, best in bold.
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals of the means.
+        caption : bool or str, default=True
+            True: a ``table`` float whose caption names the test, the correction and alpha
+            ("Paired t-test, two-sided, Holm-corrected over the pairs of runs per metric,
+            $\alpha = 0.05$; 8 queries. Superscripts mark ..."); a str: that caption, as
+            LaTeX; False: the bare ``tabular``.
+        label : str, default=None
+            A ``\label`` for the table float.
+
+        Each metric's best mean, in the metric's direction (the lowest for a loss), is in
+        bold, every run that prints it when several do; a metric of unknown direction has
+        none in bold, and a note under the table says it has no superscripts either.
+        """
 
         def esc(s: str) -> str:
             for a, b in (
@@ -616,7 +681,7 @@ class Comparison:
                 s = s.replace(a, b)
             return s
 
-        metrics, rows = self._cells(digits, lambda s: f"$^{{{s}}}$")
+        metrics, rows = self._cells(digits, lambda s: f"$^{{{s}}}$", lambda v: rf"\textbf{{{v}}}")
         lines = [
             r"\begin{tabular}{ll" + "r" * len(metrics) + "}",
             r"\toprule",
@@ -629,7 +694,13 @@ class Comparison:
             width = 2 + len(metrics)
             lines.append(rf"\multicolumn{{{width}}}{{l}}{{\footnotesize {esc(note)}}} \\")
         lines.append(r"\end{tabular}")
-        return "\n".join(lines)
+        if caption is False:
+            return "\n".join(lines)
+        text = self._caption() if caption is True else str(caption)
+        head = [r"\begin{table}[ht]", r"\centering", rf"\caption{{{text}}}"]
+        if label is not None:
+            head.append(rf"\label{{{label}}}")
+        return "\n".join([*head, *lines, r"\end{table}"])
 
 
 def _metric_names(value: object, name: str, what: str = "metric column names") -> list[str]:
@@ -916,4 +987,15 @@ def compare(
         },
         orient="row",
     )
-    return Comparison(table, pair_frame, baseline, test, correction, float(alpha), n, directions)
+    resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
+    return Comparison(
+        table,
+        pair_frame,
+        baseline,
+        test,
+        correction,
+        float(alpha),
+        n,
+        directions,
+        n_resamples if resampled else None,
+    )

@@ -368,7 +368,9 @@ def test_report_superscripts() -> None:
     assert lines[3] == f"| b | mid | {np.mean(values['mid']):.3f}ᵃ |"
     assert lines[4] == f"| c | strong | {np.mean(values['strong']):.3f}ᵃᵇ |"
     tex = result.to_latex(digits=3)
-    assert f"c & strong & {np.mean(values['strong']):.3f}$^{{ab}}$ \\\\" in tex
+    # strong has the highest mean: bold (the table has carried the best in bold since
+    # to_latex got its caption; the superscripts are unchanged).
+    assert f"c & strong & \\textbf{{{np.mean(values['strong']):.3f}}}$^{{ab}}$ \\\\" in tex
 
 
 def test_print_shows_the_report_and_repr_says_what_it_is(
@@ -392,6 +394,87 @@ def test_print_shows_the_report_and_repr_says_what_it_is(
         ".pairs>",
         *report.splitlines(),
     ]
+
+
+@pytest.mark.parametrize(
+    ("n", "kwargs", "test_words"),
+    [
+        (12, {"test": "student"}, "Paired t-test"),
+        (12, {"test": "fisher"}, "Fisher's randomization (sign-flip) test, exact over all "
+         "$2^{12}$ sign patterns"),
+        (30, {"test": "fisher", "n_resamples": 2000}, "Fisher's randomization (sign-flip) "
+         "test, 2,000 random sign patterns"),
+        (12, {"test": "bootstrap", "n_resamples": 999}, "Paired bootstrap test, 999 resamples"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    ("correction", "corr_words"),
+    [
+        ("holm", "Holm-corrected over the pairs of runs per metric"),
+        ("bonferroni", "Bonferroni-corrected over the pairs of runs per metric"),
+        (None, "no correction"),
+    ],
+)
+def test_latex_caption_names_the_test_correction_and_alpha(
+    n: int, kwargs: dict[str, object], test_words: str, correction: str | None, corr_words: str
+) -> None:
+    """to_latex's caption: the test (and its resamples), the correction, alpha, the queries."""
+    result = lp.compare(
+        _frame(_runs(n, k=2, seed=3)), baseline="run0", correction=correction, alpha=0.1,
+        **kwargs,  # type: ignore[arg-type]
+    )  # fmt: skip
+    lines = result.to_latex().splitlines()
+    assert lines[:2] == [r"\begin{table}[ht]", r"\centering"]
+    assert lines[2] == (
+        rf"\caption{{{test_words}, two-sided, {corr_words}, $\alpha = 0.1$; {n} queries. "
+        "Superscripts mark runs significantly better than the run of that letter; the best "
+        "mean of each metric, in its direction, is in bold.}"
+    )
+    assert lines[3] == r"\begin{tabular}{llr}"
+    assert lines[-2:] == [r"\end{tabular}", r"\end{table}"]
+
+
+def test_latex_caption_options_and_bare_tabular() -> None:
+    """caption=str writes that caption, label a label, caption=False the bare tabular."""
+    result = lp.compare(_frame(_runs(10, k=2, seed=4)), baseline="run0")
+    bare = result.to_latex(caption=False)
+    assert bare.splitlines()[0] == r"\begin{tabular}{llr}"
+    assert bare.splitlines()[-1] == r"\end{tabular}"
+    mine = result.to_latex(caption=r"My runs, $n = 10$.", label="tab:mine")
+    assert mine.splitlines()[:5] == [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\caption{My runs, $n = 10$.}",
+        r"\label{tab:mine}",
+        bare.splitlines()[0],
+    ]
+    assert mine.splitlines()[4:-1] == bare.splitlines()
+
+
+def test_latex_bold_is_the_best_in_each_metrics_direction() -> None:
+    """Bold: the highest NDCG, the lowest log loss, each run printing the best, none unknown."""
+    q = [f"q{i}" for i in range(4)]
+    ndcg = {"a": [0.2, 0.4, 0.1, 0.5], "b": [0.5, 0.6, 0.4, 0.7], "c": [0.5, 0.6, 0.4, 0.7]}
+    loss = {"a": [0.3, 0.2, 0.4, 0.1], "b": [0.6, 0.5, 0.9, 0.8], "c": [0.5, 0.5, 0.5, 0.5]}
+    wait = {"a": [1.0, 2.0, 3.0, 4.0], "b": [9.0, 9.0, 9.0, 9.0], "c": [2.0, 2.0, 2.0, 2.0]}
+    frame = pl.concat(
+        pl.DataFrame({"run": r, "query": q, "ndcg@10": ndcg[r], "log_loss": loss[r],
+                      "latency": wait[r]})
+        for r in "abc"
+    )  # fmt: skip
+    result = lp.compare(frame, baseline="a", correction=None)
+    assert result.directions == {"ndcg@10": "higher", "log_loss": "lower", "latency": None}
+    rows = {
+        line.split(" & ")[1]: [cell.split("$^")[0] for cell in line[:-3].split(" & ")[2:]]
+        for line in result.to_latex().splitlines()
+        if line[:4] in ("a & ", "b & ", "c & ")
+    }
+    # means by hand: ndcg a 0.3, b = c 0.55; log_loss a 0.25, b 0.7, c 0.5; latency 2.5, 9, 2
+    assert rows == {
+        "a": ["0.3000", r"\textbf{0.2500}", "2.5000"],
+        "b": [r"\textbf{0.5500}", "0.7000", "9.0000"],
+        "c": [r"\textbf{0.5500}", "0.5000", "2.0000"],
+    }
 
 
 def test_lower_is_better_reverses_the_superscripts() -> None:
