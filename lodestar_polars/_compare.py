@@ -287,101 +287,112 @@ class _Data:
     n_dropped: int
 
 
-def _collect(
-    per_query: Frame | Mapping[str, Frame],
-    *,
-    run: str,
-    query: list[str] | None,
-    metrics: list[str] | None,
-    baseline: str,
-    missing: Missing,
-) -> _Data:
-    if isinstance(per_query, Mapping):
-        parts = []
-        keys = None
-        for name, frame in per_query.items():
-            if not isinstance(name, str):
-                msg = f"per_query: run names must be strings; got {name!r}."
-                raise _fail(msg)
-            if isinstance(frame, pl.LazyFrame):
-                frame = frame.collect()
-            if not isinstance(frame, pl.DataFrame):
-                msg = f"per_query[{name!r}] must be a polars DataFrame; got {type(frame).__name__}."
-                raise _fail(msg)
-            wide, keys_here = _to_wide(frame, query, f"per_query[{name!r}]")
-            if keys is not None and keys_here != keys:
-                msg = (
-                    f"per_query[{name!r}]: queries are keyed by {keys_here}, other runs by {keys}."
-                )
-                raise _fail(msg)
-            keys = keys_here
-            parts.append((name, wide))
-        if not parts:
-            msg = "per_query is empty: compare needs at least 2 runs."
-            raise _fail(msg)
-        assert keys is not None
-        query = keys
-        names = [name for name, _ in parts]
-        if metrics is None:
-            metrics = [
-                c
-                for c in parts[0][1].columns
-                if c not in query and parts[0][1].schema[c].is_numeric()
-            ]
-        for name, wide in parts:
-            absent = [m for m in metrics if m not in wide.columns]
-            if absent:
-                msg = (
-                    f"run {name!r} has no metric {absent[0]!r}: every run needs every metric "
-                    f"(its columns are {wide.columns})."
-                )
-                raise _fail(msg)
-        try:
-            full = pl.concat(
-                [
-                    w.select(pl.lit(name, pl.String).alias(_RUN), *query, *metrics)
-                    for name, w in parts
-                ],
-                how="vertical_relaxed",
-            )
-        except pl.exceptions.PolarsError as exc:
-            msg = f"per_query: the runs' query or metric columns have different types ({exc})."
-            raise _fail(msg) from None
-    else:
-        if isinstance(per_query, pl.LazyFrame):
-            per_query = per_query.collect()
-        if not isinstance(per_query, pl.DataFrame):
-            msg = (
-                "per_query must be a polars DataFrame with a run column or a mapping "
-                f"run name -> DataFrame; got {type(per_query).__name__}."
-            )
-            raise _fail(msg)
-        if run not in per_query.columns:
-            msg = (
-                f"per_query has no run column {run!r} (columns {per_query.columns}); pass "
-                "run= naming it, or a mapping run name -> per-query frame."
-            )
-            raise _fail(msg)
-        wide, query = _to_wide(per_query, query, "per_query")
-        if metrics is None:
-            metrics = [
-                c for c in wide.columns if c not in (*query, run) and wide.schema[c].is_numeric()
-            ]
-        absent = [m for m in metrics if m not in wide.columns]
-        if absent:
-            msg = f"per_query has no metric column {absent[0]!r} (columns {wide.columns})."
-            raise _fail(msg)
-        full = wide.select(pl.col(run).cast(pl.String).alias(_RUN), *query, *metrics)
-        names = full[_RUN].unique(maintain_order=True).to_list()
-        if None in names:
-            msg = f"per_query: the run column {run!r} has null values."
-            raise _fail(msg)
-    if not metrics:
-        msg = "metrics: no metric to compare (no numeric column besides the query and run)."
+def _read_run(
+    name: object, frame: object, query: list[str] | None
+) -> tuple[pl.DataFrame, list[str]]:
+    """One run of a mapping: its name checked, its frame read and made wide."""
+    if not isinstance(name, str):
+        msg = f"per_query: run names must be strings; got {name!r}."
         raise _fail(msg)
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    if not isinstance(frame, pl.DataFrame):
+        msg = f"per_query[{name!r}] must be a polars DataFrame; got {type(frame).__name__}."
+        raise _fail(msg)
+    return _to_wide(frame, query, f"per_query[{name!r}]")
+
+
+def _numeric_columns(frame: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
+    """The default metrics: every numeric column not in ``exclude`` (query and run)."""
+    return [c for c in frame.columns if c not in exclude and frame.schema[c].is_numeric()]
+
+
+def _check_metrics_once(metrics: list[str]) -> None:
     if len(set(metrics)) != len(metrics):
         msg = f"metrics: each metric once; got {metrics}."
         raise _fail(msg)
+
+
+def _stack_runs(
+    per_query: Mapping[str, Frame], query: list[str] | None, metrics: list[str] | None
+) -> tuple[pl.DataFrame, list[str], list[str], list[str]]:
+    """A mapping run name -> frame as one frame (run, query columns, metrics)."""
+    parts = []
+    keys = None
+    for name, frame in per_query.items():
+        wide, keys_here = _read_run(name, frame, query)
+        if keys is not None and keys_here != keys:
+            msg = f"per_query[{name!r}]: queries are keyed by {keys_here}, other runs by {keys}."
+            raise _fail(msg)
+        keys = keys_here
+        parts.append((name, wide))
+    if keys is None:
+        msg = "per_query is empty: compare needs at least 2 runs."
+        raise _fail(msg)
+    if metrics is None:
+        metrics = _numeric_columns(parts[0][1], keys)
+    for name, wide in parts:
+        absent = [m for m in metrics if m not in wide.columns]
+        if absent:
+            msg = (
+                f"run {name!r} has no metric {absent[0]!r}: every run needs every metric "
+                f"(its columns are {wide.columns})."
+            )
+            raise _fail(msg)
+    _check_metrics_once(metrics)
+    try:
+        full = pl.concat(
+            [w.select(pl.lit(name, pl.String).alias(_RUN), *keys, *metrics) for name, w in parts],
+            how="vertical_relaxed",
+        )
+    except pl.exceptions.PolarsError as exc:
+        msg = f"per_query: the runs' query or metric columns have different types ({exc})."
+        raise _fail(msg) from None
+    return full, [name for name, _ in parts], keys, metrics
+
+
+def _read_frame(
+    per_query: object, run: str, query: list[str] | None, metrics: list[str] | None
+) -> tuple[pl.DataFrame, list[str], list[str], list[str]]:
+    """One frame with a run column as (run, query columns, metrics), and its runs in order."""
+    if isinstance(per_query, pl.LazyFrame):
+        per_query = per_query.collect()
+    if not isinstance(per_query, pl.DataFrame):
+        msg = (
+            "per_query must be a polars DataFrame with a run column or a mapping "
+            f"run name -> DataFrame; got {type(per_query).__name__}."
+        )
+        raise _fail(msg)
+    if run not in per_query.columns:
+        msg = (
+            f"per_query has no run column {run!r} (columns {per_query.columns}); pass "
+            "run= naming it, or a mapping run name -> per-query frame."
+        )
+        raise _fail(msg)
+    wide, keys = _to_wide(per_query, query, "per_query")
+    if metrics is None:
+        metrics = _numeric_columns(wide, [*keys, run])
+    absent = [m for m in metrics if m not in wide.columns]
+    if absent:
+        msg = f"per_query has no metric column {absent[0]!r} (columns {wide.columns})."
+        raise _fail(msg)
+    _check_metrics_once(metrics)
+    full = wide.select(pl.col(run).cast(pl.String).alias(_RUN), *keys, *metrics)
+    names = full[_RUN].unique(maintain_order=True).to_list()
+    if None in names:
+        msg = f"per_query: the run column {run!r} has null values."
+        raise _fail(msg)
+    return full, names, keys, metrics
+
+
+def _check_runs_and_metrics(
+    full: pl.DataFrame, names: list[str], metrics: list[str], baseline: str
+) -> None:
+    """At least one numeric metric, each once; the baseline among at least 2 runs."""
+    if not metrics:
+        msg = "metrics: no metric to compare (no numeric column besides the query and run)."
+        raise _fail(msg)
+    _check_metrics_once(metrics)
     for m in metrics:
         if not full.schema[m].is_numeric():
             msg = f"metric {m!r} must be numeric; its column is {full.schema[m]}."
@@ -392,9 +403,45 @@ def _collect(
     if len(names) < 2:
         msg = f"compare needs at least 2 runs; got {names}."
         raise _fail(msg)
-    full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
-    # Every value must be a finite number: an infinity would make the mean infinite, the
-    # t statistic NaN and the resampling tests' p-values 0.
+
+
+def _aligned(
+    full: pl.DataFrame, names: list[str], query: list[str], metrics: list[str], baseline: str
+) -> Array | None:
+    """The values without a join when every run lists the baseline's queries in its order.
+
+    The common case, at the cost of reading it: every run lists the baseline's queries in
+    the baseline's order, each once, at least 2 of them, every value finite. Then the
+    values, (runs, queries, metrics), are each run's rows as they stand: what
+    :func:`_pivot` gives (the baseline's order) without a join. Otherwise None, and the
+    checks that follow say what is wrong (their order, and so their sentences, unchanged).
+    """
+    if any(full.schema[q].is_float() for q in query):
+        return None  # float keys: leave equality (-0.0, NaN) to the joins' rules
+    parts = full.partition_by(_RUN, maintain_order=True, include_key=False, as_dict=True)
+    base = parts[(baseline,)]
+    keys = base.select(query)
+    if base.height < 2 or keys.select(_key(query).is_duplicated().any()).item():
+        return None
+    values = np.empty((len(names), base.height, len(metrics)))
+    for i, name in enumerate(names):
+        part = parts[(name,)]
+        if part.height != base.height or not part.select(query).equals(keys):
+            return None
+        values[i] = part.select(metrics).to_numpy()
+    return values if np.isfinite(values).all() else None
+
+
+def _key(query: list[str]) -> pl.Expr:
+    return pl.col(query[0]) if len(query) == 1 else pl.struct(query)
+
+
+def _check_finite(full: pl.DataFrame, query: list[str], metrics: list[str]) -> None:
+    """Every value a finite number, or the run, metric and queries named.
+
+    An infinity would make the mean infinite, the t statistic NaN and the resampling tests'
+    p-values 0.
+    """
     for m in metrics:
         value = pl.col(m)
         bad = full.filter(value.is_null() | ~value.is_finite())
@@ -416,8 +463,10 @@ def _collect(
                 "every query (score those queries, or drop them from every run)."
             )
             raise _fail(msg)
-    key = pl.col(query[0]) if len(query) == 1 else pl.struct(query)
-    if full.select(key.is_duplicated().over(_RUN).any()).item():
+
+
+def _check_unique_queries(full: pl.DataFrame, query: list[str]) -> None:
+    if full.select(_key(query).is_duplicated().over(_RUN).any()).item():
         dup = full.group_by([_RUN, *query]).len().filter(pl.col("len") > 1)
         r = dup[_RUN][0]
         msg = (
@@ -425,6 +474,16 @@ def _collect(
             f"once (e.g. {_examples(dup.filter(pl.col(_RUN) == r).select(query))})."
         )
         raise _fail(msg)
+
+
+def _common_queries(
+    full: pl.DataFrame, names: list[str], query: list[str], baseline: str, missing: Missing
+) -> tuple[pl.DataFrame, int]:
+    """The queries every run has, in the baseline's order, and how many queries in all.
+
+    With ``missing="raise"``, a run that lacks a query of the baseline's, or has one it
+    lacks, is refused.
+    """
     base_q = full.filter(pl.col(_RUN) == baseline).select(query)
     differ = False
     for name in names:
@@ -452,21 +511,19 @@ def _collect(
                 "on the queries every run has."
             )
             raise _fail(msg)
-    if differ:
-        present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
-        # The queries every run has, in the baseline's order (the order resamples index).
-        everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
-        common = base_q.join(
-            everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left"
-        )
-        all_queries = present.height
-    else:
-        common, all_queries = base_q, base_q.height
-    if common.height < 2:
-        msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
-            f" (of {all_queries} in all)." if all_queries != common.height else "."
-        )
-        raise _fail(msg)
+    if not differ:
+        return base_q, base_q.height
+    present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
+    # The queries every run has, in the baseline's order (the order resamples index).
+    everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
+    common = base_q.join(everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left")
+    return common, present.height
+
+
+def _pivot(
+    full: pl.DataFrame, names: list[str], query: list[str], metrics: list[str], common: pl.DataFrame
+) -> Array:
+    """The values of the ``common`` queries, (runs, queries, metrics), in their order."""
     values = np.empty((len(names), common.height, len(metrics)))
     for i, name in enumerate(names):
         part = common.join(
@@ -477,6 +534,37 @@ def _collect(
             maintain_order="left",
         )
         values[i] = part.select(metrics).to_numpy()
+    return values
+
+
+def _collect(
+    per_query: Frame | Mapping[str, Frame],
+    *,
+    run: str,
+    query: list[str] | None,
+    metrics: list[str] | None,
+    baseline: str,
+    missing: Missing,
+) -> _Data:
+    """The runs' per-query values as one array, every check on the way."""
+    if isinstance(per_query, Mapping):
+        full, names, query, metrics = _stack_runs(per_query, query, metrics)
+    else:
+        full, names, query, metrics = _read_frame(per_query, run, query, metrics)
+    _check_runs_and_metrics(full, names, metrics, baseline)
+    full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
+    values = _aligned(full, names, query, metrics, baseline)
+    if values is not None:
+        return _Data(names, list(metrics), values, 0)
+    _check_finite(full, query, metrics)
+    _check_unique_queries(full, query)
+    common, all_queries = _common_queries(full, names, query, baseline, missing)
+    if common.height < 2:
+        msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
+            f" (of {all_queries} in all)." if all_queries != common.height else "."
+        )
+        raise _fail(msg)
+    values = _pivot(full, names, query, metrics, common)
     return _Data(names, list(metrics), values, all_queries - common.height)
 
 

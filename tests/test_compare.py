@@ -354,6 +354,27 @@ def test_several_query_columns_and_lazy_frames() -> None:
     assert _row(result, "run1", "ndcg")["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
 
 
+def test_other_runs_row_order_changes_no_number() -> None:
+    """Runs listing the baseline's queries in another order: the same numbers, to the bit.
+
+    Each run's values are aligned to the baseline's query order, so whether a run's rows
+    come in that order (read as they stand) or shuffled (joined on the query) changes
+    nothing; the p-values are scipy's.
+    """
+    values = _runs(40, k=3, seed=8)
+    ordered = _frame(values)
+    base = ordered.filter(pl.col("run") == "run0")
+    others = ordered.filter(pl.col("run") != "run0").sample(fraction=1.0, shuffle=True, seed=2)
+    others = others.sort("run", maintain_order=True)  # the runs in the same order
+    a = lp.compare(ordered, baseline="run0", correction=None)
+    b = lp.compare(pl.concat([base, others]), baseline="run0", correction=None)
+    assert a.table.equals(b.table)
+    assert a.pairs.equals(b.pairs)
+    for r in ("run1", "run2"):
+        ref = scipy_stats.ttest_rel(values[r], values["run0"])
+        assert _row(b, r)["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+
+
 def test_report_superscripts() -> None:
     """Report superscripts."""
     n = 12
@@ -697,6 +718,19 @@ def _bad() -> pl.DataFrame:
             lambda: pl.concat([_bad(), _bad().head(1)]),
             {},
             "run 'a' lists 1 query(ies) more than once (e.g. 'q0').",
+        ),
+        (
+            _bad,
+            {"metrics": ["ndcg@10", "ndcg@10"]},
+            "metrics: each metric once; got ['ndcg@10', 'ndcg@10'].",
+        ),
+        (
+            lambda: {
+                "a": _bad().filter(pl.col("run") == "a"),
+                "b": _bad().filter(pl.col("run") == "b"),
+            },
+            {"metrics": ["ndcg@10", "ndcg@10"]},
+            "metrics: each metric once; got ['ndcg@10', 'ndcg@10'].",
         ),
         (
             lambda: _bad().filter(pl.col("run") == "a"),
