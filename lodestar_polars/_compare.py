@@ -85,10 +85,18 @@ def student(d: Array, alpha: float) -> tuple[Array, Array, Array]:
     A column of zeros (two identical runs) gets p = 1 and the interval [0, 0], where
     scipy gives NaN; a constant non-zero column gets p = 0 and a zero-width interval.
     """
-    n = d.shape[0]
+    mean, se = _mean_se(d)
+    return _student_test(mean, se, d.shape[0], alpha)
+
+
+def _mean_se(d: Array) -> tuple[Array, Array]:
+    """Each column's mean and standard error (``ddof=1``), summed pairwise down columns."""
     d = np.asfortranarray(d)  # pairwise sums down each column (see compare)
-    mean = d.mean(axis=0)
-    se = d.std(axis=0, ddof=1) / math.sqrt(n)
+    return d.mean(axis=0), d.std(axis=0, ddof=1) / math.sqrt(d.shape[0])
+
+
+def _student_test(mean: Array, se: Array, n: int, alpha: float) -> tuple[Array, Array, Array]:
+    """:func:`student` from each column's mean and standard error over ``n`` queries."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, mean / se, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
     p = t_two_sided_p(t, n - 1.0)
@@ -283,7 +291,7 @@ def _to_wide(
 class _Data:
     runs: list[str]
     metrics: list[str]
-    values: Array  # (runs, queries, metrics)
+    values: Array  # (runs, metrics, queries): each run's metric contiguous
     n_dropped: int
 
 
@@ -412,24 +420,43 @@ def _aligned(
 
     The common case, at the cost of reading it: every run lists the baseline's queries in
     the baseline's order, each once, at least 2 of them, every value finite. Then the
-    values, (runs, queries, metrics), are each run's rows as they stand: what
+    values, (runs, metrics, queries), are each run's rows as they stand: what
     :func:`_pivot` gives (the baseline's order) without a join. Otherwise None, and the
     checks that follow say what is wrong (their order, and so their sentences, unchanged).
     """
     if any(full.schema[q].is_float() for q in query):
         return None  # float keys: leave equality (-0.0, NaN) to the joins' rules
-    parts = full.partition_by(_RUN, maintain_order=True, include_key=False, as_dict=True)
-    base = parts[(baseline,)]
+    parts = _runs_apart(full, names)
+    base = parts[baseline]
     keys = base.select(query)
-    if base.height < 2 or keys.select(_key(query).is_duplicated().any()).item():
+    if base.height < 2 or keys.n_unique() < base.height:
         return None
-    values = np.empty((len(names), base.height, len(metrics)))
+    values = np.empty((len(names), len(metrics), base.height))
     for i, name in enumerate(names):
-        part = parts[(name,)]
+        part = parts[name]
         if part.height != base.height or not part.select(query).equals(keys):
             return None
-        values[i] = part.select(metrics).to_numpy()
+        for j, m in enumerate(metrics):
+            values[i, j] = part.get_column(m).to_numpy()
     return values if np.isfinite(values).all() else None
+
+
+def _runs_apart(full: pl.DataFrame, names: list[str]) -> dict[str, pl.DataFrame]:
+    """Each run's rows (query and metric columns), in their order.
+
+    Slices, without a copy, when each run's rows are together (a mapping's runs, or a
+    frame built by concatenating runs); otherwise Polars' ``partition_by``.
+    """
+    blocks = full.get_column(_RUN).rle().struct.unnest()
+    if blocks.height == len(names):
+        starts = np.concatenate([[0], np.cumsum(blocks["len"].to_numpy())])
+        rows = full.drop(_RUN)
+        return {
+            name: rows.slice(int(start), int(length))
+            for name, start, length in zip(blocks["value"], starts[:-1], blocks["len"], strict=True)
+        }
+    parts = full.partition_by(_RUN, maintain_order=True, include_key=False, as_dict=True)
+    return {name: parts[(name,)] for name in names}
 
 
 def _key(query: list[str]) -> pl.Expr:
@@ -523,8 +550,8 @@ def _common_queries(
 def _pivot(
     full: pl.DataFrame, names: list[str], query: list[str], metrics: list[str], common: pl.DataFrame
 ) -> Array:
-    """The values of the ``common`` queries, (runs, queries, metrics), in their order."""
-    values = np.empty((len(names), common.height, len(metrics)))
+    """The values of the ``common`` queries, (runs, metrics, queries), in their order."""
+    values = np.empty((len(names), len(metrics), common.height))
     for i, name in enumerate(names):
         part = common.join(
             full.filter(pl.col(_RUN) == name),
@@ -533,7 +560,8 @@ def _pivot(
             nulls_equal=True,
             maintain_order="left",
         )
-        values[i] = part.select(metrics).to_numpy()
+        for j, m in enumerate(metrics):
+            values[i, j] = part.get_column(m).to_numpy()
     return values
 
 
@@ -980,22 +1008,32 @@ def compare(
     )
     runs, names, values = data.runs, data.metrics, data.values
     directions = _directions(names, lower, higher)
-    k, n, n_metrics = values.shape
+    k, n_metrics, n = values.shape
     # Put the baseline first; every ordered pair (i, j), i < j, in one difference matrix.
     order = [runs.index(baseline)] + [i for i in range(k) if runs[i] != baseline]
     runs = [runs[i] for i in order]
-    values = values[order]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    diff = np.stack([values[i] - values[j] for i, j in pairs], axis=1)  # (n, pairs, metrics)
-    # Column-major: each comparison's differences contiguous, so NumPy's column sums are
-    # pairwise (error ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at
-    # 1e5 queries that put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off.
-    d = np.asfortranarray(diff.reshape(n, -1))
-    # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
-    # the scale of the rounding in d, and so of the resampling tests' tie tolerance.
-    size = np.abs(values).mean(axis=1)  # (runs, metrics)
-    magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
-    p, low, high = student(d, alpha)
+    # d[:, p * n_metrics + m] is pair p's differences on metric m, column-major: each
+    # comparison's differences contiguous, so NumPy's column sums are pairwise (error
+    # ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at 1e5 queries that
+    # put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off. Student's test
+    # needs each column's mean and spread only: one pair's block at a time, in cache.
+    d_rows = np.empty((len(pairs) * n_metrics if test != "student" else n_metrics, n))
+    mean_d, se_d = np.empty(len(pairs) * n_metrics), np.empty(len(pairs) * n_metrics)
+    for at, (i, j) in enumerate(pairs):
+        cols = slice(at * n_metrics, (at + 1) * n_metrics)
+        block = d_rows[cols] if test != "student" else d_rows
+        np.subtract(values[order[i]], values[order[j]], out=block)
+        mean_d[cols], se_d[cols] = _mean_se(block.T)
+    p, low, high = _student_test(mean_d, se_d, n, alpha)
+    if test != "student":
+        d = d_rows.T
+        # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
+        # the scale of the rounding in d, and so of the resampling tests' tie tolerance
+        # (summed down the queries in the order that has always been used for it).
+        by_query = np.ascontiguousarray(values[order].transpose(0, 2, 1))
+        size = np.abs(by_query).mean(axis=1)  # (runs, metrics)
+        magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
     if test == "fisher":
         if n <= EXACT_MAX:
             p = fisher_exact(d, magnitude)
@@ -1007,11 +1045,11 @@ def compare(
         p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
     shape = (len(pairs), n_metrics)
     p, low, high = p.reshape(shape), low.reshape(shape), high.reshape(shape)
-    mean_diff = d.mean(axis=0).reshape(shape)
+    mean_diff = mean_d.reshape(shape)
     # Pairs (0, j) are "baseline minus run j": flip them to "run j minus baseline".
     base_rows = [pairs.index((0, j)) for j in range(1, k)]
     table_rows: list[tuple[object, ...]] = []
-    means = np.ascontiguousarray(values.transpose(0, 2, 1)).mean(axis=2)  # (runs, metrics)
+    means = values.mean(axis=2)[order]  # (runs, metrics)
     adjusted_base = np.stack(
         [adjust(p[base_rows, m], correction) for m in range(n_metrics)], axis=1
     )

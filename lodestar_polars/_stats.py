@@ -85,6 +85,9 @@ def _continued_fraction(a_: float, b_: float, x_: Array) -> Array:
     m2 = 2 * m
     num_odd, den_odd = m * (b - m), (qam + m2) * (a + m2)
     num_even, den_even = -(a + m) * (qab + m), (a + m2) * (qap + m2)
+    if x.size == 1:  # the quantile's Newton steps: NumPy scalars, the same operations
+        one = _continued_fraction_one(x[0], qab, qap, (num_odd, den_odd, num_even, den_even))
+        return np.full(x.shape, one, dtype=np.float64)
     out = np.empty_like(x)
     todo = np.arange(x.size)  # the elements still being evaluated
     for i in range(max_iter - 1):
@@ -112,6 +115,51 @@ def _continued_fraction(a_: float, b_: float, x_: Array) -> Array:
             todo, x, c, d, h = todo[keep], x[keep], c[keep], d[keep], h[keep]
     out[todo] = h
     return out.astype(np.float64)
+
+
+def _continued_fraction_one(
+    x: np.longdouble,
+    qab: np.longdouble,
+    qap: np.longdouble,
+    terms: tuple[npt.NDArray[np.longdouble], ...],
+) -> float:
+    """:func:`_continued_fraction` of one ``x``, operation for operation on NumPy scalars.
+
+    The same ``longdouble`` operations in the same order, so the same value to the bit
+    (``tests/test_compare.py`` holds a batch against its elements one at a time); a
+    one-element array costs ~1 us of overhead per operation, a scalar a fraction of it.
+    """
+    num_odd, den_odd, num_even, den_even = terms
+    tiny = np.longdouble(_TINY)
+    c = np.longdouble(1.0)
+    d = 1.0 - qab * x / qap
+    if abs(d) < _TINY:
+        d = tiny
+    d = 1.0 / d
+    h = d
+    for i in range(num_odd.size):
+        aa = num_odd[i] * x / den_odd[i]
+        d = 1.0 + aa * d
+        if abs(d) < _TINY:
+            d = tiny
+        c = 1.0 + aa / c
+        if abs(c) < _TINY:
+            c = tiny
+        d = 1.0 / d
+        h *= d * c
+        aa = num_even[i] * x / den_even[i]
+        d = 1.0 + aa * d
+        if abs(d) < _TINY:
+            d = tiny
+        c = 1.0 + aa / c
+        if abs(c) < _TINY:
+            c = tiny
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) <= _EPS_LONG:
+            break
+    return float(h)
 
 
 def betainc(
