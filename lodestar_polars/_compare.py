@@ -972,14 +972,67 @@ def compare(
     │ dense ┆ 0.55 ┆ 0.25       ┆ 0.125   │
     └───────┴──────┴────────────┴─────────┘
     """
+    alpha, n_resamples, seed = _check_options(
+        test, correction, missing, alpha, n_resamples, seed, baseline=baseline, run=run
+    )
+    metric_list = None if metrics is None else _metric_names(metrics, "metrics")
+    query_list = None if query is None else _metric_names(query, "query", "column names")
+    lower, higher = _direction_lists(lower_is_better, higher_is_better)
+    data = _collect(
+        per_query,
+        run=run,
+        query=query_list,
+        metrics=metric_list,
+        baseline=baseline,
+        missing=missing,
+    )
+    names, values = data.metrics, data.values
+    directions = _directions(names, lower, higher)
+    k = len(data.runs)
+    # Put the baseline first; every ordered pair (i, j), i < j, of that order is compared.
+    order = [data.runs.index(baseline)] + [i for i in range(k) if data.runs[i] != baseline]
+    runs = [data.runs[i] for i in order]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    mean_diff, p, low, high = _run_tests(
+        values, order, pairs, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed
+    )
+    means = values.mean(axis=2)[order]  # (runs, metrics)
+    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), correction, alpha)
+    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, correction, alpha, directions)
+    n = values.shape[2]
+    resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
+    return Comparison(
+        table,
+        pair_frame,
+        baseline,
+        test,
+        correction,
+        float(alpha),
+        n,
+        directions,
+        n_resamples if resampled else None,
+    )
+
+
+def _check_options(
+    test: object,
+    correction: object,
+    missing: object,
+    alpha: object,
+    n_resamples: object,
+    seed: object,
+    *,
+    baseline: object,
+    run: object,
+) -> tuple[float, int, int | None]:
+    """Every option in its domain before any data is read: (alpha, n_resamples, seed)."""
     _check_option(test, "test", _TESTS)
     _check_option(correction, "correction", _CORRECTIONS)
     _check_option(missing, "missing", _MISSING)
-    alpha = check_open_interval(alpha, "alpha", "compare", 0, 1)
+    alpha_ = check_open_interval(alpha, "alpha", "compare", 0, 1)
     resamples = check_int(n_resamples, "n_resamples", "compare", allow_none=False)
     assert resamples is not None  # allow_none=False
-    n_resamples = resamples
-    seed = check_int(seed, "seed", "compare", low=0)  # for every test: one rule, one sentence
+    seed_ = check_int(seed, "seed", "compare", low=0)  # for every test: one rule, one sentence
     for option, value in (("baseline", baseline), ("run", run)):
         if not isinstance(value, str):
             msg = (
@@ -987,8 +1040,13 @@ def compare(
                 f"Got {value!r} instead."
             )
             raise InvalidParameterError(msg)
-    metric_list = None if metrics is None else _metric_names(metrics, "metrics")
-    query_list = None if query is None else _metric_names(query, "query", "column names")
+    return alpha_, resamples, seed_
+
+
+def _direction_lists(
+    lower_is_better: object, higher_is_better: object
+) -> tuple[list[str], list[str]]:
+    """The user's lower- and higher-is-better metrics; none in both."""
     lower = _metric_names(lower_is_better, "lower_is_better")
     higher = _metric_names(higher_is_better, "higher_is_better")
     both = [m for m in lower if m in higher]
@@ -998,21 +1056,24 @@ def compare(
             f"{both[0]!r}: a metric improves one way."
         )
         raise InvalidParameterError(msg)
-    data = _collect(
-        per_query,
-        run=run,
-        query=query_list,
-        metrics=metric_list,
-        baseline=baseline,
-        missing=missing,
-    )
-    runs, names, values = data.runs, data.metrics, data.values
-    directions = _directions(names, lower, higher)
-    k, n_metrics, n = values.shape
-    # Put the baseline first; every ordered pair (i, j), i < j, in one difference matrix.
-    order = [runs.index(baseline)] + [i for i in range(k) if runs[i] != baseline]
-    runs = [runs[i] for i in order]
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    return lower, higher
+
+
+def _run_tests(
+    values: Array,
+    order: list[int],
+    pairs: list[tuple[int, int]],
+    *,
+    test: Test,
+    alpha: float,
+    n_resamples: int,
+    seed: int | None,
+) -> tuple[Array, Array, Array, Array]:
+    """Each pair (i, j) of ``order``'s runs and metric: mean of run i minus run j, p, interval.
+
+    ``values`` is (runs, metrics, queries); each result is (pairs, metrics).
+    """
+    _, n_metrics, n = values.shape
     # d[:, p * n_metrics + m] is pair p's differences on metric m, column-major: each
     # comparison's differences contiguous, so NumPy's column sums are pairwise (error
     # ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at 1e5 queries that
@@ -1034,22 +1095,32 @@ def compare(
         by_query = np.ascontiguousarray(values[order].transpose(0, 2, 1))
         size = np.abs(by_query).mean(axis=1)  # (runs, metrics)
         magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
-    if test == "fisher":
-        if n <= EXACT_MAX:
-            p = fisher_exact(d, magnitude)
-        else:
-            rng = np.random.default_rng(seed)
-            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
-    elif test == "bootstrap":
         rng = np.random.default_rng(seed)
-        p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
+        if test == "fisher" and n <= EXACT_MAX:
+            p = fisher_exact(d, magnitude)
+        elif test == "fisher":
+            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
+        else:
+            p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
     shape = (len(pairs), n_metrics)
-    p, low, high = p.reshape(shape), low.reshape(shape), high.reshape(shape)
-    mean_diff = mean_d.reshape(shape)
+    return mean_d.reshape(shape), p.reshape(shape), low.reshape(shape), high.reshape(shape)
+
+
+def _baseline_table(
+    runs: list[str],
+    names: list[str],
+    means: Array,
+    pairs: list[tuple[int, int]],
+    tested: tuple[Array, Array, Array, Array],
+    correction: Correction | None,
+    alpha: float,
+) -> pl.DataFrame:
+    """``Comparison.table``: each run against the baseline (``runs[0]``), per metric."""
+    mean_diff, p, low, high = tested
+    k, n_metrics = means.shape
     # Pairs (0, j) are "baseline minus run j": flip them to "run j minus baseline".
     base_rows = [pairs.index((0, j)) for j in range(1, k)]
     table_rows: list[tuple[object, ...]] = []
-    means = values.mean(axis=2)[order]  # (runs, metrics)
     adjusted_base = np.stack(
         [adjust(p[base_rows, m], correction) for m in range(n_metrics)], axis=1
     )
@@ -1071,7 +1142,7 @@ def compare(
                     bool(adjusted_base[r - 1, m] <= alpha),
                 )
             )
-    table = pl.DataFrame(
+    return pl.DataFrame(
         table_rows,
         schema={
             "run": pl.String,
@@ -1085,6 +1156,20 @@ def compare(
         },
         orient="row",
     )
+
+
+def _pair_table(
+    runs: list[str],
+    names: list[str],
+    pairs: list[tuple[int, int]],
+    mean_diff: Array,
+    p: Array,
+    correction: Correction | None,
+    alpha: float,
+    directions: Mapping[str, Direction | None],
+) -> pl.DataFrame:
+    """``Comparison.pairs``: every ordered pair of runs, per metric, corrected over pairs."""
+    n_metrics = len(names)
     adjusted_all = np.stack([adjust(p[:, m], correction) for m in range(n_metrics)], axis=1)
     pair_rows: list[tuple[str, str, str, float, float, float, bool | None]] = []
     for idx, (i, j) in enumerate(pairs):
@@ -1100,7 +1185,7 @@ def compare(
                 i_better, j_better = sig and gain > 0, sig and gain < 0
             pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, i_better))
             pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, j_better))
-    pair_frame = pl.DataFrame(
+    return pl.DataFrame(
         pair_rows,
         schema={
             "run": pl.String,
@@ -1112,16 +1197,4 @@ def compare(
             "better": pl.Boolean,
         },
         orient="row",
-    )
-    resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
-    return Comparison(
-        table,
-        pair_frame,
-        baseline,
-        test,
-        correction,
-        float(alpha),
-        n,
-        directions,
-        n_resamples if resampled else None,
     )
