@@ -18,7 +18,7 @@ Both tools' Student p-values are checked equal (to 1e-12) and their Fisher p-val
 within Monte Carlo error. The printed table goes into docs/performance.md by hand.
 
 Student's test, the comparison with ranx that matters (ranx's own default is Fisher's),
-is timed best of ``--reps`` (default 5) in one loop that alternates the two tools, so
+is timed best of ``--reps`` (default 15) in one loop that alternates the two tools, so
 both see the same machine; ``lp.compare``'s first call (which also pays for the t
 quantile) is printed beside it, with the frame's rows shuffled (runs read by a join) and
 the runs given as a mapping. The line ``lp.compare / ranx, Student: 0.45x`` is the ratio
@@ -76,7 +76,7 @@ def main() -> None:
     parser.add_argument("--metrics", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--ranx-permutations", type=int, default=100)
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--tests", default="student,fisher,bootstrap")
     parser.add_argument("--no-ranx", action="store_true")
     args = parser.parse_args()

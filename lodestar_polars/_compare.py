@@ -386,10 +386,7 @@ def _read_frame(
         raise _fail(msg)
     _check_metrics_once(metrics)
     full = wide.select(pl.col(run).cast(pl.String).alias(_RUN), *keys, *metrics)
-    # The runs in order of appearance, from the run-length encoding (each run's rows are
-    # usually together: a few blocks to look at, not every row).
-    blocks = full.get_column(_RUN).rle().struct.field("value")
-    names = blocks.unique(maintain_order=True).to_list()
+    names = full[_RUN].unique(maintain_order=True).to_list()
     if None in names:
         msg = f"per_query: the run column {run!r} has null values."
         raise _fail(msg)
@@ -419,13 +416,15 @@ def _check_runs_and_metrics(
 def _aligned(
     full: pl.DataFrame, names: list[str], query: list[str], metrics: list[str], baseline: str
 ) -> Array | None:
-    """The values without a join when every run lists the baseline's queries in its order.
+    """The values without a join when every run has the baseline's queries, each once.
 
-    The common case, at the cost of reading it: every run lists the baseline's queries in
-    the baseline's order, each once, at least 2 of them, every value finite. Then the
-    values, (runs, metrics, queries), are each run's rows as they stand: what
-    :func:`_pivot` gives (the baseline's order) without a join. Otherwise None, and the
-    checks that follow say what is wrong (their order, and so their sentences, unchanged).
+    The common case, at the cost of reading it: every run lists the baseline's queries
+    (at least 2, each once), every value finite. A run that lists them in the baseline's
+    order is read as it stands; one in another order is put in it by sorting both on the
+    query (the same queries sorted alike, each run's value moves to its query's place in
+    the baseline). The values, (runs, metrics, queries), are then what :func:`_pivot`
+    gives, without a join. Otherwise None, and the checks that follow say what is wrong
+    (their order, and so their sentences, unchanged).
     """
     if any(full.schema[q].is_float() for q in query):
         return None  # float keys: leave equality (-0.0, NaN) to the joins' rules
@@ -435,13 +434,31 @@ def _aligned(
     if base.height < 2 or keys.n_unique() < base.height:
         return None
     values = np.empty((len(names), len(metrics), base.height))
+    by_query: tuple[npt.NDArray[np.intp], pl.DataFrame] | None = None
     for i, name in enumerate(names):
         part = parts[name]
-        if part.height != base.height or not part.select(query).equals(keys):
+        if part.height != base.height:
             return None
+        if part.select(query).equals(keys):
+            for j, m in enumerate(metrics):
+                values[i, j] = part.get_column(m).to_numpy()
+            continue
+        if by_query is None:  # the baseline's queries sorted, and where each one sits
+            at = _sorting(keys, query)
+            by_query = (at, keys[at])
+        base_at, base_sorted = by_query
+        run_at = _sorting(part, query)
+        if not part.select(query)[run_at].equals(base_sorted):
+            return None  # other queries (or one twice): the checks name them
         for j, m in enumerate(metrics):
-            values[i, j] = part.get_column(m).to_numpy()
+            values[i, j, base_at] = part.get_column(m).to_numpy()[run_at]
     return values if np.isfinite(values).all() else None
+
+
+def _sorting(frame: pl.DataFrame, query: list[str]) -> npt.NDArray[np.intp]:
+    """The row order that sorts ``frame`` on the query column(s)."""
+    at = frame.select(pl.arg_sort_by(query).alias("__lp_at__")).get_column("__lp_at__")
+    return at.to_numpy().astype(np.intp, copy=False)
 
 
 def _runs_apart(full: pl.DataFrame, names: list[str]) -> dict[str, pl.DataFrame]:
@@ -450,8 +467,9 @@ def _runs_apart(full: pl.DataFrame, names: list[str]) -> dict[str, pl.DataFrame]
     Slices, without a copy, when each run's rows are together (a mapping's runs, or a
     frame built by concatenating runs); otherwise Polars' ``partition_by``.
     """
-    blocks = full.get_column(_RUN).rle().struct.unnest()
-    if blocks.height == len(names):
+    together = full.select(pl.col(_RUN).rle_id().max()).item() == len(names) - 1
+    if together:
+        blocks = full.get_column(_RUN).rle().struct.unnest()
         starts = np.concatenate([[0], np.cumsum(blocks["len"].to_numpy())])
         rows = full.drop(_RUN)
         return {

@@ -390,6 +390,22 @@ def test_other_runs_row_order_changes_no_number() -> None:
         assert _row(b, r)["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
 
 
+def test_runs_in_another_order_with_two_query_columns() -> None:
+    """Queries keyed by (user, query), one run's rows reversed and one's shuffled: scipy's."""
+    values = _runs(12, k=3, seed=9)
+    keys = {"user": [f"u{i % 3}" for i in range(12)], "query": [i // 3 for i in range(12)]}
+    frames = {name: pl.DataFrame({**keys, "ndcg": v}) for name, v in values.items()}
+    frames["run1"] = frames["run1"].reverse()
+    frames["run2"] = frames["run2"].sample(fraction=1.0, shuffle=True, seed=4)
+    result = lp.compare(frames, baseline="run0", query=["user", "query"], correction=None)
+    for r in ("run1", "run2"):
+        ref = scipy_stats.ttest_rel(values[r], values["run0"])
+        assert _row(result, r, "ndcg")["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+        low, high = ref.confidence_interval()
+        assert _row(result, r, "ndcg")["ci_low"] == pytest.approx(low, rel=1e-12)
+        assert _row(result, r, "ndcg")["ci_high"] == pytest.approx(high, rel=1e-12)
+
+
 def test_report_superscripts() -> None:
     """Report superscripts."""
     n = 12
