@@ -20,7 +20,7 @@ within Monte Carlo error. The printed table goes into docs/performance.md by han
 Student's test, the comparison with ranx that matters (ranx's own default is Fisher's),
 is timed best of ``--reps`` (default 15) in one loop that alternates the two tools, so
 both see the same machine; ``lp.compare``'s first call (which also pays for the t
-quantile) is printed beside it, with the frame's rows shuffled (runs read by a join) and
+quantile) is printed beside it, with the frame's rows shuffled (each run sorted on the query) and
 the runs given as a mapping. The line ``lp.compare / ranx, Student: 0.45x`` is the ratio
 of the two best times. The resampling tests are timed once each (``--tests`` picks).
 
@@ -140,7 +140,7 @@ def main() -> None:
         rows.append(('`lp.compare(test="student")`, first call', first, ""))
         rows.append((f'`lp.compare(test="student")`, best of {args.reps}', min(timed["lp"]), ""))
         rows.append(
-            ('`lp.compare(test="student")`, rows shuffled (runs joined on the query)',
+            ('`lp.compare(test="student")`, rows shuffled (each run sorted on the query)',
              min(timed["lp shuffled"]), "")
         )  # fmt: skip
         rows.append(

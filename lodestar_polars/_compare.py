@@ -787,6 +787,10 @@ class Comparison:
     ) -> str:
         r"""The means as a LaTeX table (booktabs), superscripts as ``$^{ab}$``, best in bold.
 
+        Each metric's best mean, in the metric's direction (the lowest for a loss), is in
+        bold, every run that prints it when several do; a metric of unknown direction has
+        none in bold, and a note under the table says it has no superscripts either.
+
         Parameters
         ----------
         digits : int, default=4
@@ -798,10 +802,6 @@ class Comparison:
             LaTeX; False: the bare ``tabular``.
         label : str, default=None
             A ``\label`` for the table float.
-
-        Each metric's best mean, in the metric's direction (the lowest for a loss), is in
-        bold, every run that prints it when several do; a metric of unknown direction has
-        none in bold, and a note under the table says it has no superscripts either.
         """
 
         def esc(s: str) -> str:
