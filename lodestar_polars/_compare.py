@@ -85,10 +85,18 @@ def student(d: Array, alpha: float) -> tuple[Array, Array, Array]:
     A column of zeros (two identical runs) gets p = 1 and the interval [0, 0], where
     scipy gives NaN; a constant non-zero column gets p = 0 and a zero-width interval.
     """
-    n = d.shape[0]
+    mean, se = _mean_se(d)
+    return _student_test(mean, se, d.shape[0], alpha)
+
+
+def _mean_se(d: Array) -> tuple[Array, Array]:
+    """Each column's mean and standard error (``ddof=1``), summed pairwise down columns."""
     d = np.asfortranarray(d)  # pairwise sums down each column (see compare)
-    mean = d.mean(axis=0)
-    se = d.std(axis=0, ddof=1) / math.sqrt(n)
+    return d.mean(axis=0), d.std(axis=0, ddof=1) / math.sqrt(d.shape[0])
+
+
+def _student_test(mean: Array, se: Array, n: int, alpha: float) -> tuple[Array, Array, Array]:
+    """:func:`student` from each column's mean and standard error over ``n`` queries."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = np.where(se > 0, mean / se, np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
     p = t_two_sided_p(t, n - 1.0)
@@ -283,105 +291,116 @@ def _to_wide(
 class _Data:
     runs: list[str]
     metrics: list[str]
-    values: Array  # (runs, queries, metrics)
+    values: Array  # (runs, metrics, queries): each run's metric contiguous
     n_dropped: int
 
 
-def _collect(
-    per_query: Frame | Mapping[str, Frame],
-    *,
-    run: str,
-    query: list[str] | None,
-    metrics: list[str] | None,
-    baseline: str,
-    missing: Missing,
-) -> _Data:
-    if isinstance(per_query, Mapping):
-        parts = []
-        keys = None
-        for name, frame in per_query.items():
-            if not isinstance(name, str):
-                msg = f"per_query: run names must be strings; got {name!r}."
-                raise _fail(msg)
-            if isinstance(frame, pl.LazyFrame):
-                frame = frame.collect()
-            if not isinstance(frame, pl.DataFrame):
-                msg = f"per_query[{name!r}] must be a polars DataFrame; got {type(frame).__name__}."
-                raise _fail(msg)
-            wide, keys_here = _to_wide(frame, query, f"per_query[{name!r}]")
-            if keys is not None and keys_here != keys:
-                msg = (
-                    f"per_query[{name!r}]: queries are keyed by {keys_here}, other runs by {keys}."
-                )
-                raise _fail(msg)
-            keys = keys_here
-            parts.append((name, wide))
-        if not parts:
-            msg = "per_query is empty: compare needs at least 2 runs."
-            raise _fail(msg)
-        assert keys is not None
-        query = keys
-        names = [name for name, _ in parts]
-        if metrics is None:
-            metrics = [
-                c
-                for c in parts[0][1].columns
-                if c not in query and parts[0][1].schema[c].is_numeric()
-            ]
-        for name, wide in parts:
-            absent = [m for m in metrics if m not in wide.columns]
-            if absent:
-                msg = (
-                    f"run {name!r} has no metric {absent[0]!r}: every run needs every metric "
-                    f"(its columns are {wide.columns})."
-                )
-                raise _fail(msg)
-        try:
-            full = pl.concat(
-                [
-                    w.select(pl.lit(name, pl.String).alias(_RUN), *query, *metrics)
-                    for name, w in parts
-                ],
-                how="vertical_relaxed",
-            )
-        except pl.exceptions.PolarsError as exc:
-            msg = f"per_query: the runs' query or metric columns have different types ({exc})."
-            raise _fail(msg) from None
-    else:
-        if isinstance(per_query, pl.LazyFrame):
-            per_query = per_query.collect()
-        if not isinstance(per_query, pl.DataFrame):
-            msg = (
-                "per_query must be a polars DataFrame with a run column or a mapping "
-                f"run name -> DataFrame; got {type(per_query).__name__}."
-            )
-            raise _fail(msg)
-        if run not in per_query.columns:
-            msg = (
-                f"per_query has no run column {run!r} (columns {per_query.columns}); pass "
-                "run= naming it, or a mapping run name -> per-query frame."
-            )
-            raise _fail(msg)
-        wide, query = _to_wide(per_query, query, "per_query")
-        if metrics is None:
-            metrics = [
-                c for c in wide.columns if c not in (*query, run) and wide.schema[c].is_numeric()
-            ]
-        absent = [m for m in metrics if m not in wide.columns]
-        if absent:
-            msg = f"per_query has no metric column {absent[0]!r} (columns {wide.columns})."
-            raise _fail(msg)
-        full = wide.select(pl.col(run).cast(pl.String).alias(_RUN), *query, *metrics)
-        names = full[_RUN].unique(maintain_order=True).to_list()
-        if None in names:
-            msg = f"per_query: the run column {run!r} has null values."
-            raise _fail(msg)
-    if not metrics:
-        msg = "metrics: no metric to compare (no numeric column besides the query and run)."
+def _read_run(
+    name: object, frame: object, query: list[str] | None
+) -> tuple[pl.DataFrame, list[str]]:
+    """One run of a mapping: its name checked, its frame read and made wide."""
+    if not isinstance(name, str):
+        msg = f"per_query: run names must be strings; got {name!r}."
         raise _fail(msg)
+    if isinstance(frame, pl.LazyFrame):
+        frame = frame.collect()
+    if not isinstance(frame, pl.DataFrame):
+        msg = f"per_query[{name!r}] must be a polars DataFrame; got {type(frame).__name__}."
+        raise _fail(msg)
+    return _to_wide(frame, query, f"per_query[{name!r}]")
+
+
+def _numeric_columns(frame: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
+    """The default metrics: every numeric column not in ``exclude`` (query and run)."""
+    return [c for c in frame.columns if c not in exclude and frame.schema[c].is_numeric()]
+
+
+def _check_metrics_once(metrics: list[str]) -> None:
     if len(set(metrics)) != len(metrics):
         msg = f"metrics: each metric once; got {metrics}."
         raise _fail(msg)
+
+
+def _stack_runs(
+    per_query: Mapping[str, Frame], query: list[str] | None, metrics: list[str] | None
+) -> tuple[pl.DataFrame, list[str], list[str], list[str]]:
+    """A mapping run name -> frame as one frame (run, query columns, metrics)."""
+    parts = []
+    keys = None
+    for name, frame in per_query.items():
+        wide, keys_here = _read_run(name, frame, query)
+        if keys is not None and keys_here != keys:
+            msg = f"per_query[{name!r}]: queries are keyed by {keys_here}, other runs by {keys}."
+            raise _fail(msg)
+        keys = keys_here
+        parts.append((name, wide))
+    if keys is None:
+        msg = "per_query is empty: compare needs at least 2 runs."
+        raise _fail(msg)
+    if metrics is None:
+        metrics = _numeric_columns(parts[0][1], keys)
+    for name, wide in parts:
+        absent = [m for m in metrics if m not in wide.columns]
+        if absent:
+            msg = (
+                f"run {name!r} has no metric {absent[0]!r}: every run needs every metric "
+                f"(its columns are {wide.columns})."
+            )
+            raise _fail(msg)
+    _check_metrics_once(metrics)
+    try:
+        full = pl.concat(
+            [w.select(pl.lit(name, pl.String).alias(_RUN), *keys, *metrics) for name, w in parts],
+            how="vertical_relaxed",
+        )
+    except pl.exceptions.PolarsError as exc:
+        msg = f"per_query: the runs' query or metric columns have different types ({exc})."
+        raise _fail(msg) from None
+    return full, [name for name, _ in parts], keys, metrics
+
+
+def _read_frame(
+    per_query: object, run: str, query: list[str] | None, metrics: list[str] | None
+) -> tuple[pl.DataFrame, list[str], list[str], list[str]]:
+    """One frame with a run column as (run, query columns, metrics), and its runs in order."""
+    if isinstance(per_query, pl.LazyFrame):
+        per_query = per_query.collect()
+    if not isinstance(per_query, pl.DataFrame):
+        msg = (
+            "per_query must be a polars DataFrame with a run column or a mapping "
+            f"run name -> DataFrame; got {type(per_query).__name__}."
+        )
+        raise _fail(msg)
+    if run not in per_query.columns:
+        msg = (
+            f"per_query has no run column {run!r} (columns {per_query.columns}); pass "
+            "run= naming it, or a mapping run name -> per-query frame."
+        )
+        raise _fail(msg)
+    wide, keys = _to_wide(per_query, query, "per_query")
+    if metrics is None:
+        metrics = _numeric_columns(wide, [*keys, run])
+    absent = [m for m in metrics if m not in wide.columns]
+    if absent:
+        msg = f"per_query has no metric column {absent[0]!r} (columns {wide.columns})."
+        raise _fail(msg)
+    _check_metrics_once(metrics)
+    full = wide.select(pl.col(run).cast(pl.String).alias(_RUN), *keys, *metrics)
+    names = full[_RUN].unique(maintain_order=True).to_list()
+    if None in names:
+        msg = f"per_query: the run column {run!r} has null values."
+        raise _fail(msg)
+    return full, names, keys, metrics
+
+
+def _check_runs_and_metrics(
+    full: pl.DataFrame, names: list[str], metrics: list[str], baseline: str
+) -> None:
+    """At least one numeric metric, each once; the baseline among at least 2 runs."""
+    if not metrics:
+        msg = "metrics: no metric to compare (no numeric column besides the query and run)."
+        raise _fail(msg)
+    _check_metrics_once(metrics)
     for m in metrics:
         if not full.schema[m].is_numeric():
             msg = f"metric {m!r} must be numeric; its column is {full.schema[m]}."
@@ -392,9 +411,85 @@ def _collect(
     if len(names) < 2:
         msg = f"compare needs at least 2 runs; got {names}."
         raise _fail(msg)
-    full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
-    # Every value must be a finite number: an infinity would make the mean infinite, the
-    # t statistic NaN and the resampling tests' p-values 0.
+
+
+def _aligned(
+    full: pl.DataFrame, names: list[str], query: list[str], metrics: list[str], baseline: str
+) -> Array | None:
+    """The values without a join when every run has the baseline's queries, each once.
+
+    The common case, at the cost of reading it: every run lists the baseline's queries
+    (at least 2, each once), every value finite. A run that lists them in the baseline's
+    order is read as it stands; one in another order is put in it by sorting both on the
+    query (the same queries sorted alike, each run's value moves to its query's place in
+    the baseline). The values, (runs, metrics, queries), are then what :func:`_pivot`
+    gives, without a join. Otherwise None, and the checks that follow say what is wrong
+    (their order, and so their sentences, unchanged).
+    """
+    if any(full.schema[q].is_float() for q in query):
+        return None  # float keys: leave equality (-0.0, NaN) to the joins' rules
+    parts = _runs_apart(full, names)
+    base = parts[baseline]
+    keys = base.select(query)
+    if base.height < 2 or keys.n_unique() < base.height:
+        return None
+    values = np.empty((len(names), len(metrics), base.height))
+    by_query: tuple[npt.NDArray[np.intp], pl.DataFrame] | None = None
+    for i, name in enumerate(names):
+        part = parts[name]
+        if part.height != base.height:
+            return None
+        if part.select(query).equals(keys):
+            for j, m in enumerate(metrics):
+                values[i, j] = part.get_column(m).to_numpy()
+            continue
+        if by_query is None:  # the baseline's queries sorted, and where each one sits
+            at = _sorting(keys, query)
+            by_query = (at, keys[at])
+        base_at, base_sorted = by_query
+        run_at = _sorting(part, query)
+        if not part.select(query)[run_at].equals(base_sorted):
+            return None  # other queries (or one twice): the checks name them
+        for j, m in enumerate(metrics):
+            values[i, j, base_at] = part.get_column(m).to_numpy()[run_at]
+    return values if np.isfinite(values).all() else None
+
+
+def _sorting(frame: pl.DataFrame, query: list[str]) -> npt.NDArray[np.intp]:
+    """The row order that sorts ``frame`` on the query column(s)."""
+    at = frame.select(pl.arg_sort_by(query).alias("__lp_at__")).get_column("__lp_at__")
+    return at.to_numpy().astype(np.intp, copy=False)
+
+
+def _runs_apart(full: pl.DataFrame, names: list[str]) -> dict[str, pl.DataFrame]:
+    """Each run's rows (query and metric columns), in their order.
+
+    Slices, without a copy, when each run's rows are together (a mapping's runs, or a
+    frame built by concatenating runs); otherwise Polars' ``partition_by``.
+    """
+    together = full.select(pl.col(_RUN).rle_id().max()).item() == len(names) - 1
+    if together:
+        blocks = full.get_column(_RUN).rle().struct.unnest()
+        starts = np.concatenate([[0], np.cumsum(blocks["len"].to_numpy())])
+        rows = full.drop(_RUN)
+        return {
+            name: rows.slice(int(start), int(length))
+            for name, start, length in zip(blocks["value"], starts[:-1], blocks["len"], strict=True)
+        }
+    parts = full.partition_by(_RUN, maintain_order=True, include_key=False, as_dict=True)
+    return {name: parts[(name,)] for name in names}
+
+
+def _key(query: list[str]) -> pl.Expr:
+    return pl.col(query[0]) if len(query) == 1 else pl.struct(query)
+
+
+def _check_finite(full: pl.DataFrame, query: list[str], metrics: list[str]) -> None:
+    """Every value a finite number, or the run, metric and queries named.
+
+    An infinity would make the mean infinite, the t statistic NaN and the resampling tests'
+    p-values 0.
+    """
     for m in metrics:
         value = pl.col(m)
         bad = full.filter(value.is_null() | ~value.is_finite())
@@ -416,8 +511,10 @@ def _collect(
                 "every query (score those queries, or drop them from every run)."
             )
             raise _fail(msg)
-    key = pl.col(query[0]) if len(query) == 1 else pl.struct(query)
-    if full.select(key.is_duplicated().over(_RUN).any()).item():
+
+
+def _check_unique_queries(full: pl.DataFrame, query: list[str]) -> None:
+    if full.select(_key(query).is_duplicated().over(_RUN).any()).item():
         dup = full.group_by([_RUN, *query]).len().filter(pl.col("len") > 1)
         r = dup[_RUN][0]
         msg = (
@@ -425,6 +522,16 @@ def _collect(
             f"once (e.g. {_examples(dup.filter(pl.col(_RUN) == r).select(query))})."
         )
         raise _fail(msg)
+
+
+def _common_queries(
+    full: pl.DataFrame, names: list[str], query: list[str], baseline: str, missing: Missing
+) -> tuple[pl.DataFrame, int]:
+    """The queries every run has, in the baseline's order, and how many queries in all.
+
+    With ``missing="raise"``, a run that lacks a query of the baseline's, or has one it
+    lacks, is refused.
+    """
     base_q = full.filter(pl.col(_RUN) == baseline).select(query)
     differ = False
     for name in names:
@@ -452,22 +559,20 @@ def _collect(
                 "on the queries every run has."
             )
             raise _fail(msg)
-    if differ:
-        present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
-        # The queries every run has, in the baseline's order (the order resamples index).
-        everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
-        common = base_q.join(
-            everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left"
-        )
-        all_queries = present.height
-    else:
-        common, all_queries = base_q, base_q.height
-    if common.height < 2:
-        msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
-            f" (of {all_queries} in all)." if all_queries != common.height else "."
-        )
-        raise _fail(msg)
-    values = np.empty((len(names), common.height, len(metrics)))
+    if not differ:
+        return base_q, base_q.height
+    present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
+    # The queries every run has, in the baseline's order (the order resamples index).
+    everywhere = present.filter(pl.col("__lp_n__") == len(names)).select(query)
+    common = base_q.join(everywhere, on=query, how="semi", nulls_equal=True, maintain_order="left")
+    return common, present.height
+
+
+def _pivot(
+    full: pl.DataFrame, names: list[str], query: list[str], metrics: list[str], common: pl.DataFrame
+) -> Array:
+    """The values of the ``common`` queries, (runs, metrics, queries), in their order."""
+    values = np.empty((len(names), len(metrics), common.height))
     for i, name in enumerate(names):
         part = common.join(
             full.filter(pl.col(_RUN) == name),
@@ -476,7 +581,39 @@ def _collect(
             nulls_equal=True,
             maintain_order="left",
         )
-        values[i] = part.select(metrics).to_numpy()
+        for j, m in enumerate(metrics):
+            values[i, j] = part.get_column(m).to_numpy()
+    return values
+
+
+def _collect(
+    per_query: Frame | Mapping[str, Frame],
+    *,
+    run: str,
+    query: list[str] | None,
+    metrics: list[str] | None,
+    baseline: str,
+    missing: Missing,
+) -> _Data:
+    """The runs' per-query values as one array, every check on the way."""
+    if isinstance(per_query, Mapping):
+        full, names, query, metrics = _stack_runs(per_query, query, metrics)
+    else:
+        full, names, query, metrics = _read_frame(per_query, run, query, metrics)
+    _check_runs_and_metrics(full, names, metrics, baseline)
+    full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
+    values = _aligned(full, names, query, metrics, baseline)
+    if values is not None:
+        return _Data(names, list(metrics), values, 0)
+    _check_finite(full, query, metrics)
+    _check_unique_queries(full, query)
+    common, all_queries = _common_queries(full, names, query, baseline, missing)
+    if common.height < 2:
+        msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
+            f" (of {all_queries} in all)." if all_queries != common.height else "."
+        )
+        raise _fail(msg)
+    values = _pivot(full, names, query, metrics, common)
     return _Data(names, list(metrics), values, all_queries - common.height)
 
 
@@ -513,6 +650,12 @@ class Comparison:
         Each metric's direction (larger values better, or smaller): the user's
         ``lower_is_better`` / ``higher_is_better``, else the metric registry's; None
         where neither knows it.
+    n_resamples : int or None
+        The resamples (random sign patterns) the p-values come from: the bootstrap's, and
+        the Fisher test's above 20 queries; None for Student's test and the exact Fisher test.
+
+    ``print(comparison)`` prints the report (:meth:`to_markdown`), and a notebook renders
+    it as a Markdown table.
     """
 
     table: pl.DataFrame
@@ -523,11 +666,36 @@ class Comparison:
     alpha: float
     n_queries: int
     directions: Mapping[str, Direction | None] = field(default_factory=dict)
+    n_resamples: int | None = None
 
     def __repr__(self) -> str:
-        return repr(self.table)
+        """A line saying what this is, then the report (:meth:`to_markdown`)."""
+        runs = self.table["run"].n_unique()
+        head = (
+            f"<lp.Comparison of {runs} runs against {self.baseline!r} over {self.n_queries} "
+            "queries; the numbers in .table and .pairs>"
+        )
+        return head + "\n" + self.to_markdown()
 
-    def _cells(self, digits: int, sup: Callable[[str], str]) -> tuple[list[str], list[list[str]]]:
+    def __str__(self) -> str:
+        """The report, as :meth:`to_markdown` writes it (ranx's ``Report`` prints its table)."""
+        return self.to_markdown()
+
+    def _repr_markdown_(self) -> str:
+        """A notebook shows the report as a rendered Markdown table."""
+        return self.to_markdown()
+
+    def _cells(
+        self,
+        digits: int,
+        sup: Callable[[str], str],
+        bold: Callable[[str], str] | None = None,
+    ) -> tuple[list[str], list[list[str]]]:
+        """The report's rows: letter, run, then each metric's mean with its superscripts.
+
+        With ``bold``, the best mean of each metric with a direction (as printed: every run
+        that prints the best value) goes through ``bold``.
+        """
         runs = self.table["run"].unique(maintain_order=True).to_list()
         metrics = self.table["metric"].unique(maintain_order=True).to_list()
         label = dict(zip(runs, _letters(len(runs)), strict=True))
@@ -536,12 +704,21 @@ class Comparison:
         for r, other, m in better.select("run", "other", "metric").iter_rows():
             beaten[(r, m)] = beaten.get((r, m), "") + label[other]
         means = {(r, m): v for r, m, v in self.table.select("run", "metric", "mean").iter_rows()}
+        best: dict[str, str] = {}
+        for m in metrics:
+            way = self.directions.get(m)
+            if bold is not None and way is not None:
+                pick = max if way == "higher" else min
+                best[m] = f"{pick(means[(r, m)] for r in runs):.{digits}f}"
         rows = []
         for r in runs:
             cells = [label[r], r]
             for m in metrics:
                 marks = "".join(sorted(beaten.get((r, m), "")))
-                cells.append(f"{means[(r, m)]:.{digits}f}" + (sup(marks) if marks else ""))
+                value = f"{means[(r, m)]:.{digits}f}"
+                if bold is not None and best.get(m) == value:
+                    value = bold(value)
+                cells.append(value + (sup(marks) if marks else ""))
             rows.append(cells)
         return metrics, rows
 
@@ -582,8 +759,50 @@ class Comparison:
             lines.append(note)
         return "\n".join(lines)
 
-    def to_latex(self, *, digits: int = 4) -> str:
-        """The means as a LaTeX ``tabular`` (booktabs), superscripts as ``$^{ab}$``."""
+    def _caption(self) -> str:
+        """The LaTeX caption: the test, the correction, alpha, what the marks mean."""
+        if self.test == "student":
+            test = "Paired t-test"
+        elif self.test == "fisher":
+            test = "Fisher's randomization (sign-flip) test, " + (
+                f"exact over all $2^{{{self.n_queries}}}$ sign patterns"
+                if self.n_resamples is None
+                else f"{self.n_resamples:,} random sign patterns"
+            )
+        else:
+            test = f"Paired bootstrap test, {self.n_resamples:,} resamples"
+        corr = (
+            "no correction"
+            if self.correction is None
+            else f"{self.correction.capitalize()}-corrected over the pairs of runs per metric"
+        )
+        return (
+            rf"{test}, two-sided, {corr}, $\alpha = {self.alpha}$; {self.n_queries} queries. "
+            "Superscripts mark runs significantly better than the run of that letter; the "
+            "best mean of each metric, in its direction, is in bold."
+        )
+
+    def to_latex(
+        self, *, digits: int = 4, caption: bool | str = True, label: str | None = None
+    ) -> str:
+        r"""The means as a LaTeX table (booktabs), superscripts as ``$^{ab}$``, best in bold.
+
+        Each metric's best mean, in the metric's direction (the lowest for a loss), is in
+        bold, every run that prints it when several do; a metric of unknown direction has
+        none in bold, and a note under the table says it has no superscripts either.
+
+        Parameters
+        ----------
+        digits : int, default=4
+            Decimals of the means.
+        caption : bool or str, default=True
+            True: a ``table`` float whose caption names the test, the correction and alpha
+            ("Paired t-test, two-sided, Holm-corrected over the pairs of runs per metric,
+            $\alpha = 0.05$; 8 queries. Superscripts mark ..."); a str: that caption, as
+            LaTeX; False: the bare ``tabular``.
+        label : str, default=None
+            A ``\label`` for the table float.
+        """
 
         def esc(s: str) -> str:
             for a, b in (
@@ -599,7 +818,7 @@ class Comparison:
                 s = s.replace(a, b)
             return s
 
-        metrics, rows = self._cells(digits, lambda s: f"$^{{{s}}}$")
+        metrics, rows = self._cells(digits, lambda s: f"$^{{{s}}}$", lambda v: rf"\textbf{{{v}}}")
         lines = [
             r"\begin{tabular}{ll" + "r" * len(metrics) + "}",
             r"\toprule",
@@ -612,7 +831,13 @@ class Comparison:
             width = 2 + len(metrics)
             lines.append(rf"\multicolumn{{{width}}}{{l}}{{\footnotesize {esc(note)}}} \\")
         lines.append(r"\end{tabular}")
-        return "\n".join(lines)
+        if caption is False:
+            return "\n".join(lines)
+        text = self._caption() if caption is True else str(caption)
+        head = [r"\begin{table}[ht]", r"\centering", rf"\caption{{{text}}}"]
+        if label is not None:
+            head.append(rf"\label{{{label}}}")
+        return "\n".join([*head, *lines, r"\end{table}"])
 
 
 def _metric_names(value: object, name: str, what: str = "metric column names") -> list[str]:
@@ -716,7 +941,8 @@ def compare(
         columns ``run`` (str), ``metric`` (str), ``mean``, ``difference`` (run minus
         baseline), ``ci_low``, ``ci_high``, ``p_value`` (f64; null on the baseline's rows)
         and ``significant`` (bool, after correction); ``.pairs`` all pairs of runs;
-        ``.to_markdown()`` and ``.to_latex()`` the report.
+        ``.to_markdown()`` and ``.to_latex()`` the report; ``print(result)`` prints the
+        Markdown report.
 
     Raises
     ------
@@ -767,14 +993,67 @@ def compare(
     │ dense ┆ 0.55 ┆ 0.25       ┆ 0.125   │
     └───────┴──────┴────────────┴─────────┘
     """
+    alpha, n_resamples, seed = _check_options(
+        test, correction, missing, alpha, n_resamples, seed, baseline=baseline, run=run
+    )
+    metric_list = None if metrics is None else _metric_names(metrics, "metrics")
+    query_list = None if query is None else _metric_names(query, "query", "column names")
+    lower, higher = _direction_lists(lower_is_better, higher_is_better)
+    data = _collect(
+        per_query,
+        run=run,
+        query=query_list,
+        metrics=metric_list,
+        baseline=baseline,
+        missing=missing,
+    )
+    names, values = data.metrics, data.values
+    directions = _directions(names, lower, higher)
+    k = len(data.runs)
+    # Put the baseline first; every ordered pair (i, j), i < j, of that order is compared.
+    order = [data.runs.index(baseline)] + [i for i in range(k) if data.runs[i] != baseline]
+    runs = [data.runs[i] for i in order]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    mean_diff, p, low, high = _run_tests(
+        values, order, pairs, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed
+    )
+    means = values.mean(axis=2)[order]  # (runs, metrics)
+    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), correction, alpha)
+    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, correction, alpha, directions)
+    n = values.shape[2]
+    resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
+    return Comparison(
+        table,
+        pair_frame,
+        baseline,
+        test,
+        correction,
+        float(alpha),
+        n,
+        directions,
+        n_resamples if resampled else None,
+    )
+
+
+def _check_options(
+    test: object,
+    correction: object,
+    missing: object,
+    alpha: object,
+    n_resamples: object,
+    seed: object,
+    *,
+    baseline: object,
+    run: object,
+) -> tuple[float, int, int | None]:
+    """Every option in its domain before any data is read: (alpha, n_resamples, seed)."""
     _check_option(test, "test", _TESTS)
     _check_option(correction, "correction", _CORRECTIONS)
     _check_option(missing, "missing", _MISSING)
-    alpha = check_open_interval(alpha, "alpha", "compare", 0, 1)
+    alpha_ = check_open_interval(alpha, "alpha", "compare", 0, 1)
     resamples = check_int(n_resamples, "n_resamples", "compare", allow_none=False)
     assert resamples is not None  # allow_none=False
-    n_resamples = resamples
-    seed = check_int(seed, "seed", "compare", low=0)  # for every test: one rule, one sentence
+    seed_ = check_int(seed, "seed", "compare", low=0)  # for every test: one rule, one sentence
     for option, value in (("baseline", baseline), ("run", run)):
         if not isinstance(value, str):
             msg = (
@@ -782,8 +1061,13 @@ def compare(
                 f"Got {value!r} instead."
             )
             raise InvalidParameterError(msg)
-    metric_list = None if metrics is None else _metric_names(metrics, "metrics")
-    query_list = None if query is None else _metric_names(query, "query", "column names")
+    return alpha_, resamples, seed_
+
+
+def _direction_lists(
+    lower_is_better: object, higher_is_better: object
+) -> tuple[list[str], list[str]]:
+    """The user's lower- and higher-is-better metrics; none in both."""
     lower = _metric_names(lower_is_better, "lower_is_better")
     higher = _metric_names(higher_is_better, "higher_is_better")
     both = [m for m in lower if m in higher]
@@ -793,48 +1077,71 @@ def compare(
             f"{both[0]!r}: a metric improves one way."
         )
         raise InvalidParameterError(msg)
-    data = _collect(
-        per_query,
-        run=run,
-        query=query_list,
-        metrics=metric_list,
-        baseline=baseline,
-        missing=missing,
-    )
-    runs, names, values = data.runs, data.metrics, data.values
-    directions = _directions(names, lower, higher)
-    k, n, n_metrics = values.shape
-    # Put the baseline first; every ordered pair (i, j), i < j, in one difference matrix.
-    order = [runs.index(baseline)] + [i for i in range(k) if runs[i] != baseline]
-    runs = [runs[i] for i in order]
-    values = values[order]
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    diff = np.stack([values[i] - values[j] for i, j in pairs], axis=1)  # (n, pairs, metrics)
-    # Column-major: each comparison's differences contiguous, so NumPy's column sums are
-    # pairwise (error ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at
-    # 1e5 queries that put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off.
-    d = np.asfortranarray(diff.reshape(n, -1))
-    # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
-    # the scale of the rounding in d, and so of the resampling tests' tie tolerance.
-    size = np.abs(values).mean(axis=1)  # (runs, metrics)
-    magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
-    p, low, high = student(d, alpha)
-    if test == "fisher":
-        if n <= EXACT_MAX:
-            p = fisher_exact(d, magnitude)
-        else:
-            rng = np.random.default_rng(seed)
-            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
-    elif test == "bootstrap":
+    return lower, higher
+
+
+def _run_tests(
+    values: Array,
+    order: list[int],
+    pairs: list[tuple[int, int]],
+    *,
+    test: Test,
+    alpha: float,
+    n_resamples: int,
+    seed: int | None,
+) -> tuple[Array, Array, Array, Array]:
+    """Each pair (i, j) of ``order``'s runs and metric: mean of run i minus run j, p, interval.
+
+    ``values`` is (runs, metrics, queries); each result is (pairs, metrics).
+    """
+    _, n_metrics, n = values.shape
+    # d[:, p * n_metrics + m] is pair p's differences on metric m, column-major: each
+    # comparison's differences contiguous, so NumPy's column sums are pairwise (error
+    # ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at 1e5 queries that
+    # put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off. Student's test
+    # needs each column's mean and spread only: one pair's block at a time, in cache.
+    d_rows = np.empty((len(pairs) * n_metrics if test != "student" else n_metrics, n))
+    mean_d, se_d = np.empty(len(pairs) * n_metrics), np.empty(len(pairs) * n_metrics)
+    for at, (i, j) in enumerate(pairs):
+        cols = slice(at * n_metrics, (at + 1) * n_metrics)
+        block = d_rows[cols] if test != "student" else d_rows
+        np.subtract(values[order[i]], values[order[j]], out=block)
+        mean_d[cols], se_d[cols] = _mean_se(block.T)
+    p, low, high = _student_test(mean_d, se_d, n, alpha)
+    if test != "student":
+        d = d_rows.T
+        # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
+        # the scale of the rounding in d, and so of the resampling tests' tie tolerance
+        # (summed down the queries in the order that has always been used for it).
+        by_query = np.ascontiguousarray(values[order].transpose(0, 2, 1))
+        size = np.abs(by_query).mean(axis=1)  # (runs, metrics)
+        magnitude = np.stack([size[i] + size[j] for i, j in pairs]).reshape(-1)
         rng = np.random.default_rng(seed)
-        p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
+        if test == "fisher" and n <= EXACT_MAX:
+            p = fisher_exact(d, magnitude)
+        elif test == "fisher":
+            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
+        else:
+            p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
     shape = (len(pairs), n_metrics)
-    p, low, high = p.reshape(shape), low.reshape(shape), high.reshape(shape)
-    mean_diff = d.mean(axis=0).reshape(shape)
+    return mean_d.reshape(shape), p.reshape(shape), low.reshape(shape), high.reshape(shape)
+
+
+def _baseline_table(
+    runs: list[str],
+    names: list[str],
+    means: Array,
+    pairs: list[tuple[int, int]],
+    tested: tuple[Array, Array, Array, Array],
+    correction: Correction | None,
+    alpha: float,
+) -> pl.DataFrame:
+    """``Comparison.table``: each run against the baseline (``runs[0]``), per metric."""
+    mean_diff, p, low, high = tested
+    k, n_metrics = means.shape
     # Pairs (0, j) are "baseline minus run j": flip them to "run j minus baseline".
     base_rows = [pairs.index((0, j)) for j in range(1, k)]
     table_rows: list[tuple[object, ...]] = []
-    means = np.ascontiguousarray(values.transpose(0, 2, 1)).mean(axis=2)  # (runs, metrics)
     adjusted_base = np.stack(
         [adjust(p[base_rows, m], correction) for m in range(n_metrics)], axis=1
     )
@@ -856,7 +1163,7 @@ def compare(
                     bool(adjusted_base[r - 1, m] <= alpha),
                 )
             )
-    table = pl.DataFrame(
+    return pl.DataFrame(
         table_rows,
         schema={
             "run": pl.String,
@@ -870,6 +1177,20 @@ def compare(
         },
         orient="row",
     )
+
+
+def _pair_table(
+    runs: list[str],
+    names: list[str],
+    pairs: list[tuple[int, int]],
+    mean_diff: Array,
+    p: Array,
+    correction: Correction | None,
+    alpha: float,
+    directions: Mapping[str, Direction | None],
+) -> pl.DataFrame:
+    """``Comparison.pairs``: every ordered pair of runs, per metric, corrected over pairs."""
+    n_metrics = len(names)
     adjusted_all = np.stack([adjust(p[:, m], correction) for m in range(n_metrics)], axis=1)
     pair_rows: list[tuple[str, str, str, float, float, float, bool | None]] = []
     for idx, (i, j) in enumerate(pairs):
@@ -885,7 +1206,7 @@ def compare(
                 i_better, j_better = sig and gain > 0, sig and gain < 0
             pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, i_better))
             pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, j_better))
-    pair_frame = pl.DataFrame(
+    return pl.DataFrame(
         pair_rows,
         schema={
             "run": pl.String,
@@ -898,4 +1219,3 @@ def compare(
         },
         orient="row",
     )
-    return Comparison(table, pair_frame, baseline, test, correction, float(alpha), n, directions)

@@ -21,6 +21,7 @@ Accuracy notes (measured against scipy in ``tests/test_compare.py``):
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -63,6 +64,12 @@ def _continued_fraction(a_: float, b_: float, x_: Array) -> Array:
     needs thousands of terms and, in float64, stalls ~3e-12 from its limit (measured at
     ``a = 5e4``, ``b = 1/2``, against mpmath); x86's 80-bit extended precision brings that
     under 1e-14. Where ``longdouble`` is float64 (Windows, ARM macOS) the float64 figure holds.
+
+    Each element stops at its own first term within ``eps`` of 1 (``longdouble``'s), so its
+    value is the one it gets alone, whatever else is evaluated with it; the loop ends when
+    the last one stops. (Waiting for every element to be within ``eps`` on the same term
+    ran most batches to the last term: past convergence, each term is 1 only within a few
+    ``eps`` of rounding, rarely all at once.)
     """
     a, b = np.longdouble(a_), np.longdouble(b_)
     x = x_.astype(np.longdouble)
@@ -73,16 +80,26 @@ def _continued_fraction(a_: float, b_: float, x_: Array) -> Array:
     d = 1.0 / d
     h = d.copy()
     max_iter = 1000 + int(20.0 * math.sqrt(max(a_, b_)))
-    for m in range(1, max_iter):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+    # The terms' coefficients, all at once (integers exact in longdouble): term m is
+    # m (b - m) x / ((a - 1 + 2m)(a + 2m)), then -(a + m)(a + b + m) x / ((a + 2m)(a + 1 + 2m)).
+    m = np.arange(1, max_iter, dtype=np.longdouble)
+    m2 = 2 * m
+    num_odd, den_odd = m * (b - m), (qam + m2) * (a + m2)
+    num_even, den_even = -(a + m) * (qab + m), (a + m2) * (qap + m2)
+    if x.size == 1:  # the quantile's Newton steps: NumPy scalars, the same operations
+        one = _continued_fraction_one(x[0], qab, qap, (num_odd, den_odd, num_even, den_even))
+        return np.full(x.shape, one, dtype=np.float64)
+    out = np.empty_like(x)
+    todo = np.arange(x.size)  # the elements still being evaluated
+    for i in range(max_iter - 1):
+        aa = num_odd[i] * x / den_odd[i]
         d = 1.0 + aa * d
         d = np.where(np.abs(d) < _TINY, _TINY, d)
         c = 1.0 + aa / c
         c = np.where(np.abs(c) < _TINY, _TINY, c)
         d = 1.0 / d
         h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        aa = num_even[i] * x / den_even[i]
         d = 1.0 + aa * d
         d = np.where(np.abs(d) < _TINY, _TINY, d)
         c = 1.0 + aa / c
@@ -90,9 +107,60 @@ def _continued_fraction(a_: float, b_: float, x_: Array) -> Array:
         d = 1.0 / d
         delta = d * c
         h *= delta
-        if np.all(np.abs(delta - 1) <= _EPS_LONG):
+        done = np.abs(delta - 1) <= _EPS_LONG
+        if done.any():
+            out[todo[done]] = h[done]
+            if done.all():
+                return out.astype(np.float64)
+            keep = ~done
+            todo, x, c, d, h = todo[keep], x[keep], c[keep], d[keep], h[keep]
+    out[todo] = h
+    return out.astype(np.float64)
+
+
+def _continued_fraction_one(
+    x: np.longdouble,
+    qab: np.longdouble,
+    qap: np.longdouble,
+    terms: tuple[npt.NDArray[np.longdouble], ...],
+) -> float:
+    """:func:`_continued_fraction` of one ``x``, operation for operation on NumPy scalars.
+
+    The same ``longdouble`` operations in the same order, so the same value to the bit
+    (``tests/test_compare.py`` holds a batch against its elements one at a time); a
+    one-element array costs ~1 us of overhead per operation, a scalar a fraction of it.
+    """
+    num_odd, den_odd, num_even, den_even = terms
+    tiny = np.longdouble(_TINY)
+    c = np.longdouble(1.0)
+    d = 1.0 - qab * x / qap
+    if abs(d) < _TINY:
+        d = tiny
+    d = 1.0 / d
+    h = d
+    for i in range(num_odd.size):
+        aa = num_odd[i] * x / den_odd[i]
+        d = 1.0 + aa * d
+        if abs(d) < _TINY:
+            d = tiny
+        c = 1.0 + aa / c
+        if abs(c) < _TINY:
+            c = tiny
+        d = 1.0 / d
+        h *= d * c
+        aa = num_even[i] * x / den_even[i]
+        d = 1.0 + aa * d
+        if abs(d) < _TINY:
+            d = tiny
+        c = 1.0 + aa / c
+        if abs(c) < _TINY:
+            c = tiny
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) <= _EPS_LONG:
             break
-    return h.astype(np.float64)
+    return float(h)
 
 
 def betainc(
@@ -159,8 +227,14 @@ def t_pdf(t: float, df: float) -> float:
     return math.exp(log_norm - 0.5 * (df + 1.0) * math.log1p(t * t / df))
 
 
+@functools.lru_cache(maxsize=64)
 def t_two_sided_quantile(alpha: float, df: float) -> float:
-    """The ``t > 0`` with ``P(|T| >= t) = alpha``: ``scipy.stats.t.ppf(1 - alpha / 2, df)``."""
+    """The ``t > 0`` with ``P(|T| >= t) = alpha``: ``scipy.stats.t.ppf(1 - alpha / 2, df)``.
+
+    Remembered for the last 64 ``(alpha, df)``: a function of them alone, and its Newton
+    steps cost ~15 ms at 1e5 degrees of freedom (each a continued fraction near the
+    point where it converges slowest), as much as the rest of a Student comparison.
+    """
     lo, hi = 0.0, 1.0
     while float(t_two_sided_p(hi, df)[()]) > alpha:
         lo, hi = hi, 2.0 * hi

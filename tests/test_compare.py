@@ -72,6 +72,21 @@ def test_t_two_sided_p_and_quantile_equal_scipy(df: int) -> None:
         assert q == pytest.approx(scipy_stats.t.ppf(1 - alpha / 2, df), rel=1e-12)
 
 
+@pytest.mark.parametrize("df", [29.0, 2999.0, 99999.0])
+def test_t_p_value_does_not_depend_on_what_else_is_evaluated(df: float) -> None:
+    """Each p-value of a batch is the one it gets alone, to the bit, and scipy's."""
+    rng = np.random.default_rng(int(df))
+    t = np.concatenate([rng.normal(0, 3, 20), rng.normal(0, 12, 10), [0.0, 1.96]])
+    batch = _stats.t_two_sided_p(t, df)
+    alone = np.array([_stats.t_two_sided_p(v, df)[()] for v in t])
+    np.testing.assert_array_equal(batch, alone)
+    np.testing.assert_array_equal(_stats.t_two_sided_p(t[::-1], df), alone[::-1])
+    # Between the grid points of the test above, df = 99999 reaches 1.8e-12 (t near 2.2),
+    # as it did before each element stopped on its own.
+    rtol = 1e-12 if df < 10**4 else 5e-12
+    np.testing.assert_allclose(batch, 2 * scipy_stats.t.sf(np.abs(t), df), rtol=rtol, atol=0)
+
+
 def test_t_cauchy_closed_form() -> None:
     """T cauchy closed form."""
     # df = 1 is the Cauchy distribution: P(|T| >= t) = 1 - 2 atan(t) / pi, exactly.
@@ -354,6 +369,43 @@ def test_several_query_columns_and_lazy_frames() -> None:
     assert _row(result, "run1", "ndcg")["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
 
 
+def test_other_runs_row_order_changes_no_number() -> None:
+    """Runs listing the baseline's queries in another order: the same numbers, to the bit.
+
+    Each run's values are aligned to the baseline's query order, so whether a run's rows
+    come in that order (read as they stand) or shuffled (joined on the query) changes
+    nothing; the p-values are scipy's.
+    """
+    values = _runs(40, k=3, seed=8)
+    ordered = _frame(values)
+    base = ordered.filter(pl.col("run") == "run0")
+    others = ordered.filter(pl.col("run") != "run0").sample(fraction=1.0, shuffle=True, seed=2)
+    others = others.sort("run", maintain_order=True)  # the runs in the same order
+    a = lp.compare(ordered, baseline="run0", correction=None)
+    b = lp.compare(pl.concat([base, others]), baseline="run0", correction=None)
+    assert a.table.equals(b.table)
+    assert a.pairs.equals(b.pairs)
+    for r in ("run1", "run2"):
+        ref = scipy_stats.ttest_rel(values[r], values["run0"])
+        assert _row(b, r)["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+def test_runs_in_another_order_with_two_query_columns() -> None:
+    """Queries keyed by (user, query), one run's rows reversed and one's shuffled: scipy's."""
+    values = _runs(12, k=3, seed=9)
+    keys = {"user": [f"u{i % 3}" for i in range(12)], "query": [i // 3 for i in range(12)]}
+    frames = {name: pl.DataFrame({**keys, "ndcg": v}) for name, v in values.items()}
+    frames["run1"] = frames["run1"].reverse()
+    frames["run2"] = frames["run2"].sample(fraction=1.0, shuffle=True, seed=4)
+    result = lp.compare(frames, baseline="run0", query=["user", "query"], correction=None)
+    for r in ("run1", "run2"):
+        ref = scipy_stats.ttest_rel(values[r], values["run0"])
+        assert _row(result, r, "ndcg")["p_value"] == pytest.approx(ref.pvalue, rel=1e-12)
+        low, high = ref.confidence_interval()
+        assert _row(result, r, "ndcg")["ci_low"] == pytest.approx(low, rel=1e-12)
+        assert _row(result, r, "ndcg")["ci_high"] == pytest.approx(high, rel=1e-12)
+
+
 def test_report_superscripts() -> None:
     """Report superscripts."""
     n = 12
@@ -368,7 +420,113 @@ def test_report_superscripts() -> None:
     assert lines[3] == f"| b | mid | {np.mean(values['mid']):.3f}ᵃ |"
     assert lines[4] == f"| c | strong | {np.mean(values['strong']):.3f}ᵃᵇ |"
     tex = result.to_latex(digits=3)
-    assert f"c & strong & {np.mean(values['strong']):.3f}$^{{ab}}$ \\\\" in tex
+    # strong has the highest mean: bold (the table has carried the best in bold since
+    # to_latex got its caption; the superscripts are unchanged).
+    assert f"c & strong & \\textbf{{{np.mean(values['strong']):.3f}}}$^{{ab}}$ \\\\" in tex
+
+
+def test_print_shows_the_report_and_repr_says_what_it_is(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """print(comparison) is the Markdown report (as ranx's Report prints its table)."""
+    n = 12
+    rng = np.random.default_rng(0)
+    base = rng.random(n)
+    values = {"weak": base, "strong": base + 0.3}
+    result = lp.compare(_frame(values), baseline="weak")
+    print(result)
+    printed = capsys.readouterr().out
+    report = result.to_markdown()
+    assert printed == report + "\n"
+    assert str(result) == report
+    assert result._repr_markdown_() == report
+    assert printed.splitlines()[3] == f"| b | strong | {np.mean(base) + 0.3:.4f}ᵃ |"
+    assert repr(result).splitlines() == [
+        "<lp.Comparison of 2 runs against 'weak' over 12 queries; the numbers in .table and "
+        ".pairs>",
+        *report.splitlines(),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("n", "kwargs", "test_words"),
+    [
+        (12, {"test": "student"}, "Paired t-test"),
+        (12, {"test": "fisher"}, "Fisher's randomization (sign-flip) test, exact over all "
+         "$2^{12}$ sign patterns"),
+        (30, {"test": "fisher", "n_resamples": 2000}, "Fisher's randomization (sign-flip) "
+         "test, 2,000 random sign patterns"),
+        (12, {"test": "bootstrap", "n_resamples": 999}, "Paired bootstrap test, 999 resamples"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    ("correction", "corr_words"),
+    [
+        ("holm", "Holm-corrected over the pairs of runs per metric"),
+        ("bonferroni", "Bonferroni-corrected over the pairs of runs per metric"),
+        (None, "no correction"),
+    ],
+)
+def test_latex_caption_names_the_test_correction_and_alpha(
+    n: int, kwargs: dict[str, object], test_words: str, correction: str | None, corr_words: str
+) -> None:
+    """to_latex's caption: the test (and its resamples), the correction, alpha, the queries."""
+    result = lp.compare(
+        _frame(_runs(n, k=2, seed=3)), baseline="run0", correction=correction, alpha=0.1,
+        **kwargs,  # type: ignore[arg-type]
+    )  # fmt: skip
+    lines = result.to_latex().splitlines()
+    assert lines[:2] == [r"\begin{table}[ht]", r"\centering"]
+    assert lines[2] == (
+        rf"\caption{{{test_words}, two-sided, {corr_words}, $\alpha = 0.1$; {n} queries. "
+        "Superscripts mark runs significantly better than the run of that letter; the best "
+        "mean of each metric, in its direction, is in bold.}"
+    )
+    assert lines[3] == r"\begin{tabular}{llr}"
+    assert lines[-2:] == [r"\end{tabular}", r"\end{table}"]
+
+
+def test_latex_caption_options_and_bare_tabular() -> None:
+    """caption=str writes that caption, label a label, caption=False the bare tabular."""
+    result = lp.compare(_frame(_runs(10, k=2, seed=4)), baseline="run0")
+    bare = result.to_latex(caption=False)
+    assert bare.splitlines()[0] == r"\begin{tabular}{llr}"
+    assert bare.splitlines()[-1] == r"\end{tabular}"
+    mine = result.to_latex(caption=r"My runs, $n = 10$.", label="tab:mine")
+    assert mine.splitlines()[:5] == [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\caption{My runs, $n = 10$.}",
+        r"\label{tab:mine}",
+        bare.splitlines()[0],
+    ]
+    assert mine.splitlines()[4:-1] == bare.splitlines()
+
+
+def test_latex_bold_is_the_best_in_each_metrics_direction() -> None:
+    """Bold: the highest NDCG, the lowest log loss, each run printing the best, none unknown."""
+    q = [f"q{i}" for i in range(4)]
+    ndcg = {"a": [0.2, 0.4, 0.1, 0.5], "b": [0.5, 0.6, 0.4, 0.7], "c": [0.5, 0.6, 0.4, 0.7]}
+    loss = {"a": [0.3, 0.2, 0.4, 0.1], "b": [0.6, 0.5, 0.9, 0.8], "c": [0.5, 0.5, 0.5, 0.5]}
+    wait = {"a": [1.0, 2.0, 3.0, 4.0], "b": [9.0, 9.0, 9.0, 9.0], "c": [2.0, 2.0, 2.0, 2.0]}
+    frame = pl.concat(
+        pl.DataFrame({"run": r, "query": q, "ndcg@10": ndcg[r], "log_loss": loss[r],
+                      "latency": wait[r]})
+        for r in "abc"
+    )  # fmt: skip
+    result = lp.compare(frame, baseline="a", correction=None)
+    assert result.directions == {"ndcg@10": "higher", "log_loss": "lower", "latency": None}
+    rows = {
+        line.split(" & ")[1]: [cell.split("$^")[0] for cell in line[:-3].split(" & ")[2:]]
+        for line in result.to_latex().splitlines()
+        if line[:4] in ("a & ", "b & ", "c & ")
+    }
+    # means by hand: ndcg a 0.3, b = c 0.55; log_loss a 0.25, b 0.7, c 0.5; latency 2.5, 9, 2
+    assert rows == {
+        "a": ["0.3000", r"\textbf{0.2500}", "2.5000"],
+        "b": [r"\textbf{0.5500}", "0.7000", "9.0000"],
+        "c": [r"\textbf{0.5500}", "0.5000", "2.0000"],
+    }
 
 
 def test_lower_is_better_reverses_the_superscripts() -> None:
@@ -591,6 +749,19 @@ def _bad() -> pl.DataFrame:
             lambda: pl.concat([_bad(), _bad().head(1)]),
             {},
             "run 'a' lists 1 query(ies) more than once (e.g. 'q0').",
+        ),
+        (
+            _bad,
+            {"metrics": ["ndcg@10", "ndcg@10"]},
+            "metrics: each metric once; got ['ndcg@10', 'ndcg@10'].",
+        ),
+        (
+            lambda: {
+                "a": _bad().filter(pl.col("run") == "a"),
+                "b": _bad().filter(pl.col("run") == "b"),
+            },
+            {"metrics": ["ndcg@10", "ndcg@10"]},
+            "metrics: each metric once; got ['ndcg@10', 'ndcg@10'].",
         ),
         (
             lambda: _bad().filter(pl.col("run") == "a"),
