@@ -93,13 +93,81 @@ def measure(path: Path, batch_rows: int | None) -> dict[str, float]:
     }
 
 
+def _status_bytes(field: str) -> int:
+    """A field of /proc/self/status (VmRSS, VmHWM), in bytes (Linux)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(field)
+
+
+def measure_in_memory(rows: int, *, shuffled: bool) -> dict[str, float]:
+    """lp.evaluate(ndcg@10) on an in-memory frame: how much it raises the process's peak RSS.
+
+    The frame (Int64 query, Float64 score, Int8 relevance; 10 rows a query) is
+    built first; then the peak is reset (``/proc/self/clear_refs``) and the
+    rise of the peak over the resident size before the call is reported.
+    """
+    import polars as pl
+
+    import lodestar_polars as lp
+
+    rng = np.random.default_rng(7)
+    query = rng.integers(0, rows // 10, rows) if shuffled else np.arange(rows) // 10
+    frame = pl.DataFrame(
+        {
+            "query": query.astype(np.int64),
+            "score": rng.integers(0, 20, rows) / 4.0,
+            "relevance": rng.integers(0, 4, rows).astype(np.int8),
+        }
+    )
+    del query
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")  # reset the peak (VmHWM) to the resident size
+    before = _status_bytes("VmRSS")
+    start = time.perf_counter()
+    out = lp.evaluate(
+        frame, ["ndcg@10"], by="query", y_true="relevance", y_score="score", strict=False
+    )
+    seconds = time.perf_counter() - start
+    rise = _status_bytes("VmHWM") - before
+    columns = frame.estimated_size()
+    return {
+        "rows": rows,
+        "columns_gb": columns / 1e9,
+        "seconds": seconds,
+        "peak_rise_gb": rise / 1e9,
+        "rise_over_columns": rise / columns,
+        "ndcg@10": out["ndcg@10"].mean(),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=float, default=1e8)
     parser.add_argument("--batch-rows", type=int, default=None)
     parser.add_argument("--check", action="store_true", help="compare with the in-memory path")
+    parser.add_argument(
+        "--in-memory",
+        action="store_true",
+        help="measure the peak rise of lp.evaluate on an in-memory frame of --rows rows instead",
+    )
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--measure-in-memory", choices=["sorted", "shuffled"], help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
+    if args.measure_in_memory:
+        shuffled = args.measure_in_memory == "shuffled"
+        print(json.dumps(measure_in_memory(int(args.rows), shuffled=shuffled)))
+        return
+    if args.in_memory:
+        for order in ("sorted", "shuffled"):
+            cmd = [sys.executable, __file__, "--rows", str(args.rows), "--measure-in-memory", order]
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            print(order, out.strip(), flush=True)
+        return
     if args.measure:
         print(json.dumps(measure(args.measure, args.batch_rows)))
         return

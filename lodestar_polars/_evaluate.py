@@ -9,8 +9,10 @@ from the NumPy core (``lodestar_polars._core``) over the sorted columns,
 segment by segment.  When each group's rows are one contiguous run (a log
 sorted by query, and each part read from one), the group-by is by run number
 instead of by the keys (:func:`_contiguous_runs`): Polars then cuts slices
-instead of hashing.  A ``LazyFrame`` is read in parts of whole groups
-(:func:`_partitions`) so that memory stays bounded.
+instead of hashing.  A frame of more than ``_PART_ROWS`` rows is evaluated
+in parts of whole groups (:func:`_evaluate_parted`), and a ``LazyFrame`` is
+read in parts of whole groups (:func:`_partitions`), so that memory stays
+bounded.
 """
 
 from __future__ import annotations
@@ -460,6 +462,77 @@ def _evaluate_frame(
     return result
 
 
+_PART_ROWS = 1 << 21
+"""Rows of an in-memory frame evaluated at once (:func:`_evaluate_parted`)."""
+
+
+def _evaluate_parted(
+    frame: pl.DataFrame,
+    parsed: list[_Parsed],
+    roles: _Roles,
+    *,
+    strict: bool,
+) -> pl.DataFrame:
+    """:func:`_evaluate_frame` of a frame, in parts of whole groups of about ``part_rows`` rows.
+
+    The ranked arrays and the cores' temporaries of the whole-frame path are
+    several times the columns it reads (about 4x); evaluated in parts, they
+    are those of one part.  A frame laid out in runs (sorted by the keys, say)
+    is cut at run boundaries, without a copy; any other is cut by a hash of
+    the keys, one part copied out at a time.  A group's value reads only its
+    own rows, so the values are those of one call, bit for bit; the refusals
+    are reported over the whole frame, as one call reports them.
+    """
+    part_rows = _PART_ROWS
+    if frame.height <= part_rows:
+        return _evaluate_frame(frame, parsed, roles, strict=strict)
+    keys = roles.keys
+    pieces = [
+        _evaluate_frame(part, parsed, roles, strict=False)
+        for part in _frame_parts(frame, keys, part_rows)
+    ]
+    result = pl.concat(pieces, how="vertical").sort(keys)
+    if strict:
+        report = _refusal_report(frame, result, parsed, keys)
+        if report is not None:
+            raise RefusedGroupError(report)
+    return result
+
+
+def _frame_parts(frame: pl.DataFrame, keys: list[str], part_rows: int) -> Iterator[pl.DataFrame]:
+    """An in-memory frame in parts of whole groups of about ``part_rows`` rows each."""
+    runs = _contiguous_runs(frame, keys)
+    if runs is not None:
+        # every group one run: slices cut at the first run end past each multiple of part_rows
+        ends = np.cumsum(runs.length)
+        del runs
+        targets = np.arange(part_rows, frame.height, part_rows)
+        past = ends[np.searchsorted(ends, targets)]
+        cuts = np.unique(np.concatenate([[0], past, [frame.height]]))
+        for start, stop in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            yield frame.slice(start, stop - start)
+        return
+    n_parts = -(-frame.height // part_rows)
+    bucket = _bucket_of_rows(frame, keys, n_parts)
+    for i in range(n_parts):
+        yield frame.filter(bucket == i)
+
+
+def _bucket(keys: list[str], n_parts: int) -> pl.Expr:
+    """Each row's part: a hash of its keys, modulo the parts (the same for every row of a group)."""
+    return (pl.struct(keys).hash(seed=0) % n_parts).cast(pl.UInt32)
+
+
+def _bucket_of_rows(frame: pl.DataFrame, keys: list[str], n_parts: int) -> pl.Series:
+    """:func:`_bucket` of every row, computed a slice at a time (the 64-bit hashes stay small)."""
+    step = 1 << 21
+    pieces = [
+        frame.slice(start, step).select(_bucket(keys, n_parts)).to_series()
+        for start in range(0, frame.height, step)
+    ]
+    return pl.concat(pieces, rechunk=True)
+
+
 def mean_of_groups(result: pl.DataFrame, names: Sequence[str], weight: str | None) -> pl.DataFrame:
     """One row: each metric's mean over its scored (non-null) groups, weighted by ``weight``.
 
@@ -659,7 +732,10 @@ def evaluate(
     over the sorted columns, segment by segment (docs/decisions/0006).  The
     numbers equal the expressions' (within floating-point rounding); the rules
     and sentences are the expressions' own.  Metric names are read through
-    the metric registry (docs/decisions/0009).
+    the metric registry (docs/decisions/0009).  A frame of more than 2^21
+    rows is evaluated in parts of whole groups, so that the ranked columns
+    and temporaries are those of one part (docs/performance.md, "Memory of
+    an in-memory frame"); the values are those of one call, bit for bit.
 
     Examples
     --------
@@ -779,7 +855,7 @@ def evaluate(
     needed = list(dict.fromkeys(columns.values()))
 
     if isinstance(frame, pl.DataFrame):
-        result = _evaluate_frame(frame.select(needed), parsed, roles, strict=strict)
+        result = _evaluate_parted(frame.select(needed), parsed, roles, strict=strict)
         return mean_of_groups(result, names, weight) if mean else result
 
     group_schema = {
