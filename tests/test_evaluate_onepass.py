@@ -392,3 +392,36 @@ def test_layout_and_temp_dir_are_checked(tmp_path: Path) -> None:
         lp.evaluate(log, ["dcg"], temp_dir=missing, **kwargs)
     with pytest.raises(lp.InvalidParameterError, match=r"Got 3 instead"):
         lp.evaluate(log, ["dcg"], temp_dir=3, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("layout", ["auto", "grouped", "shuffled"])
+def test_arrow_dataset_in_parts(tmp_path: Path, layout: str) -> None:
+    import pyarrow.dataset as ds
+
+    log = _log(seed=17).sort(KEYS)
+    log.write_parquet(tmp_path / "log.parquet", row_group_size=700)
+    kwargs: dict[str, Any] = dict(by=KEYS, y_true="relevance", y_score="score", strict=False)
+    expected = lp.evaluate(log, METRICS, weight="w", **kwargs)
+    got = lp.evaluate(
+        ds.dataset(tmp_path / "log.parquet"),
+        METRICS,
+        weight="w",
+        batch_rows=500,
+        layout=layout,  # type: ignore[arg-type]
+        temp_dir=tmp_path,
+        **kwargs,
+    )
+    assert_frame_equal(pl.from_arrow(got), expected)  # type: ignore[arg-type]
+    assert [p.name for p in tmp_path.iterdir()] == ["log.parquet"]
+
+
+def test_layout_and_temp_dir_leave_a_data_frame_alone(tmp_path: Path) -> None:
+    # in memory already: nothing is streamed or written, the options are only checked
+    log = _log(seed=1)
+    kwargs: dict[str, Any] = dict(by=KEYS, y_true="relevance", y_score="score", strict=False)
+    expected = lp.evaluate(log, METRICS, **kwargs)
+    got = lp.evaluate(log, METRICS, layout="shuffled", temp_dir=tmp_path, **kwargs)
+    assert_frame_equal(got, expected)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(lp.InvalidParameterError, match=r"'layout' parameter"):
+        lp.evaluate(log, METRICS, layout="hashed", **kwargs)  # type: ignore[arg-type]
