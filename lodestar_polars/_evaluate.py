@@ -955,7 +955,7 @@ class Progress:
     parts_done: int
     """Parts of the input evaluated so far."""
     parts_total: int
-    """Parts the input is read in."""
+    """Parts the input is read in (streamed in runs: an estimate until the last part)."""
     rows_done: int
     """Input rows evaluated so far."""
     groups_in_part: int
