@@ -203,6 +203,9 @@ def main() -> None:
     parser.add_argument("--layout", default="auto", help="lp.evaluate's layout= option")
     parser.add_argument("--tools", default="lp,duckdb", help="among lp, duckdb")
     parser.add_argument("--orders", default="sorted,shuffled", help="among sorted, shuffled")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run the tools this many times, alternating"
+    )
     parser.add_argument("--check", action="store_true", help="compare with the in-memory path")
     parser.add_argument(
         "--in-memory",
@@ -244,7 +247,7 @@ def main() -> None:
             t0 = time.perf_counter()
             write_log(path, rows, shuffled=order == "shuffled")
             print(f"wrote {path.name} in {time.perf_counter() - t0:.1f}s", flush=True)
-        for tool in args.tools.split(","):
+        for tool in [tool for _ in range(args.repeat) for tool in args.tools.split(",")]:
             if tool == "lp":
                 cmd = [sys.executable, __file__, "--measure", str(path), "--metrics", args.metrics]
                 cmd += ["--layout", args.layout]
