@@ -9,14 +9,18 @@ from the NumPy core (``lodestar_polars._core``) over the sorted columns,
 segment by segment.  When each group's rows are one contiguous run (a log
 sorted by query, and each part read from one), the group-by is by run number
 instead of by the keys (:func:`_contiguous_runs`): Polars then cuts slices
-instead of hashing.  A ``LazyFrame`` is read in parts of whole groups
-(:func:`_partitions`) so that memory stays bounded.
+instead of hashing.  A frame of more than ``_PART_ROWS`` rows is evaluated
+in parts of whole groups (:func:`_evaluate_parted`), and a ``LazyFrame`` is
+read once, in parts of whole groups (:func:`_evaluate_lazy`: streamed when
+its groups are contiguous runs, partitioned into temporary files by a hash
+of the keys otherwise), so that memory stays bounded.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -29,6 +33,15 @@ from polars.io.plugins import register_io_source
 from lodestar_polars._arrow import from_arrow
 from lodestar_polars._core.ranking import one_padded_matrix, runs_descend, segment_order
 from lodestar_polars._expr import Metric, as_float, as_score
+from lodestar_polars._partition import (
+    LAYOUTS,
+    Layout,
+    NotGroupedError,
+    check_temp_dir,
+    grouped_parts,
+    hashed_parts,
+    sample_is_grouped,
+)
 from lodestar_polars._registry import (
     REGISTRY,
     MetricSpec,
@@ -460,6 +473,92 @@ def _evaluate_frame(
     return result
 
 
+_PART_ROWS = 1 << 21
+"""Rows of an in-memory frame evaluated at once (:func:`_evaluate_parted`)."""
+
+
+def _evaluate_parted(
+    frame: pl.DataFrame,
+    parsed: list[_Parsed],
+    roles: _Roles,
+    *,
+    strict: bool,
+) -> pl.DataFrame:
+    """:func:`_evaluate_frame` of a frame, in parts of whole groups of about ``part_rows`` rows.
+
+    The ranked arrays and the cores' temporaries of the whole-frame path are
+    several times the columns it reads (about 4x); evaluated in parts, they
+    are those of one part.  A frame laid out in runs (sorted by the keys, say)
+    is cut at run boundaries, without a copy; any other is cut by a hash of
+    the keys, one part copied out at a time.  A group's value reads only its
+    own rows, so the values are those of one call, bit for bit; the refusals
+    are reported over the whole frame, as one call reports them.
+    """
+    part_rows = _PART_ROWS
+    if frame.height <= part_rows:
+        return _evaluate_frame(frame, parsed, roles, strict=strict)
+    keys = roles.keys
+    pieces = [
+        _evaluate_frame(part, parsed, roles, strict=False)
+        for part in _frame_parts(frame, keys, part_rows)
+    ]
+    result = pl.concat(pieces, how="vertical", rechunk=True).sort(keys)
+    if strict:
+        report = _refusal_report(frame, result, parsed, keys)
+        if report is not None:
+            raise RefusedGroupError(report)
+    return result
+
+
+def _frame_parts(frame: pl.DataFrame, keys: list[str], part_rows: int) -> Iterator[pl.DataFrame]:
+    """An in-memory frame in parts of whole groups of about ``part_rows`` rows each."""
+    runs = _contiguous_runs(frame, keys)
+    if runs is not None:
+        # every group one run: slices cut at the first run end past each multiple of part_rows
+        ends = np.cumsum(runs.length)
+        del runs
+        targets = np.arange(part_rows, frame.height, part_rows)
+        past = ends[np.searchsorted(ends, targets)]
+        cuts = np.unique(np.concatenate([[0], past, [frame.height]]))
+        for start, stop in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            yield frame.slice(start, stop - start)
+        return
+    n_parts = -(-frame.height // part_rows)
+    bucket = _bucket_of_rows(frame, keys, n_parts)
+    for i in range(n_parts):
+        yield _grouped(frame.filter(bucket == i), keys)
+
+
+def _grouped(part: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A part sorted by its keys (stably: each group's rows keep their order), when that helps.
+
+    A part laid out in runs is cut into slices instead of hashed
+    (:func:`_contiguous_runs`): a stable sort and that path cost about 0.6x the
+    hash group-by's sort per group on 10-row queries.  Float keys are left to
+    the hash group-by (its NaN and -0.0 rules are its own).
+    """
+    for key in keys:
+        dtype = part.schema[key]
+        if not (dtype.is_integer() or dtype.is_temporal() or isinstance(dtype, _RUN_KEY_TYPES)):
+            return part
+    return part.sort(keys, maintain_order=True)
+
+
+def _bucket(keys: list[str], n_parts: int) -> pl.Expr:
+    """Each row's part: a hash of its keys, modulo the parts (the same for every row of a group)."""
+    return (pl.struct(keys).hash(seed=0) % n_parts).cast(pl.UInt32)
+
+
+def _bucket_of_rows(frame: pl.DataFrame, keys: list[str], n_parts: int) -> pl.Series:
+    """:func:`_bucket` of every row, computed a slice at a time (the 64-bit hashes stay small)."""
+    step = 1 << 21
+    pieces = [
+        frame.slice(start, step).select(_bucket(keys, n_parts)).to_series()
+        for start in range(0, frame.height, step)
+    ]
+    return pl.concat(pieces, rechunk=True)
+
+
 def mean_of_groups(result: pl.DataFrame, names: Sequence[str], weight: str | None) -> pl.DataFrame:
     """One row: each metric's mean over its scored (non-null) groups, weighted by ``weight``.
 
@@ -496,6 +595,8 @@ def evaluate(
     mean: bool = ...,
     batch_rows: int | None = ...,
     progress: Callable[[Progress], None] | None = ...,
+    layout: Layout = ...,
+    temp_dir: str | os.PathLike[str] | None = ...,
 ) -> pl.DataFrame: ...
 
 
@@ -516,6 +617,8 @@ def evaluate(
     mean: bool = ...,
     batch_rows: int | None = ...,
     progress: Callable[[Progress], None] | None = ...,
+    layout: Layout = ...,
+    temp_dir: str | os.PathLike[str] | None = ...,
 ) -> pa.Table: ...
 
 
@@ -536,6 +639,8 @@ def evaluate(
     mean: bool = ...,
     batch_rows: int | None = ...,
     progress: Callable[[Progress], None] | None = ...,
+    layout: Layout = ...,
+    temp_dir: str | os.PathLike[str] | None = ...,
 ) -> pl.LazyFrame: ...
 
 
@@ -560,6 +665,8 @@ def evaluate(
     mean: bool = False,
     batch_rows: int | None = None,
     progress: Callable[[Progress], None] | None = None,
+    layout: Layout = "auto",
+    temp_dir: str | os.PathLike[str] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame | pa.Table:
     """Evaluate several metrics per group of a long frame.
 
@@ -621,13 +728,29 @@ def evaluate(
         data.  Null (refused) groups are left out of the mean.
     batch_rows : int, default=None
         For a ``LazyFrame``: hold about this many rows in memory at once
-        (default 5,000,000, about half a gigabyte).  A larger input is read in
-        parts of whole groups, assigned by a hash of the ``by`` columns, so it
-        need not be sorted; the scan is read once per part.  Ignored for a
+        (default 5,000,000, about half a gigabyte).  A larger input is read
+        once, in parts of whole groups (see ``layout``).  Ignored for a
         ``DataFrame``, which is in memory already.
     progress : callable, default=None
         For a ``LazyFrame``: called with a :class:`Progress` after each part
         is evaluated (the command line uses it to show progress).
+    layout : {'auto', 'grouped', 'shuffled'}, default='auto'
+        For a ``LazyFrame`` larger than ``batch_rows``: how its rows lie.
+        ``'grouped'``: each group's rows are one contiguous run (a log sorted
+        by ``by``); the input is streamed in parts cut between groups, with no
+        hashing and nothing written, and a group found in two runs raises a
+        ``ValueError``.  ``'shuffled'``: the input is partitioned once, by a
+        hash of the ``by`` columns, into temporary files under ``temp_dir``,
+        and each part read back from its own.  ``'auto'`` looks at the
+        leading rows (about a million): grouped, it streams, and goes over to
+        the partition if a later part is not; otherwise it partitions.
+        Ignored for a ``DataFrame``.
+    temp_dir : str or os.PathLike, default=None
+        An existing directory for the temporary files of a shuffled
+        ``LazyFrame`` (by default the system's, :func:`tempfile.gettempdir`):
+        about the in-memory size of the columns read (17 bytes a row for an
+        Int64 key, a Float64 score and an Int8 relevance), removed when the
+        parts are read, also on an error.
 
     Returns
     -------
@@ -659,7 +782,10 @@ def evaluate(
     over the sorted columns, segment by segment (docs/decisions/0006).  The
     numbers equal the expressions' (within floating-point rounding); the rules
     and sentences are the expressions' own.  Metric names are read through
-    the metric registry (docs/decisions/0009).
+    the metric registry (docs/decisions/0009).  A frame of more than 2^21
+    rows is evaluated in parts of whole groups, so that the ranked columns
+    and temporaries are those of one part (docs/performance.md, "Memory of
+    an in-memory frame"); the values are those of one call, bit for bit.
 
     Examples
     --------
@@ -718,6 +844,8 @@ def evaluate(
             mean=mean,
             batch_rows=batch_rows,
             progress=progress,
+            layout=layout,
+            temp_dir=temp_dir,
         )
         return (out.collect() if isinstance(out, pl.LazyFrame) else out).to_arrow()
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
@@ -748,6 +876,8 @@ def evaluate(
             f"Got {progress!r} instead."
         )
         raise InvalidParameterError(msg)
+    layout = check_option(layout, "layout", "evaluate", LAYOUTS)  # type: ignore[assignment]
+    temp_dir = check_temp_dir(temp_dir, "evaluate")
     rule: TieRule = check_option(ties, "ties", "evaluate", TIES)  # type: ignore[assignment]
     if rule == "trec_eval" and doc_id is None:
         msg = "evaluate(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
@@ -779,7 +909,7 @@ def evaluate(
     needed = list(dict.fromkeys(columns.values()))
 
     if isinstance(frame, pl.DataFrame):
-        result = _evaluate_frame(frame.select(needed), parsed, roles, strict=strict)
+        result = _evaluate_parted(frame.select(needed), parsed, roles, strict=strict)
         return mean_of_groups(result, names, weight) if mean else result
 
     group_schema = {
@@ -788,18 +918,22 @@ def evaluate(
         **{m: pl.Float64 for m in names},
     }
 
+    source = lazy.select(needed)
+    limit = DEFAULT_BATCH_ROWS if batch_rows is None else batch_rows
+
     def batches() -> Iterator[pl.DataFrame]:
-        rows_done = 0
-        for done, total, part in _partitions(lazy.select(needed), keys, batch_rows):
-            rows_done += part.height
-            groups = 0
-            if part.height:
-                result = _evaluate_frame(part, parsed, roles, strict=strict)
-                groups = result.height
-                yield result
-            _release_freed_memory()
-            if progress is not None:
-                progress(Progress(done, total, rows_done, groups))
+        result = _evaluate_lazy(
+            source,
+            parsed,
+            roles,
+            strict=strict,
+            part_rows=limit,
+            layout=layout,
+            temp_dir=temp_dir,
+            progress=progress,
+        )
+        if result is not None:
+            yield result
 
     per_group = _source(batches, group_schema).sort(keys)
     if not mean:
@@ -821,7 +955,7 @@ class Progress:
     parts_done: int
     """Parts of the input evaluated so far."""
     parts_total: int
-    """Parts the input is read in."""
+    """Parts the input is read in (streamed in runs: an estimate until the last part)."""
     rows_done: int
     """Input rows evaluated so far."""
     groups_in_part: int
@@ -853,24 +987,112 @@ def _release_freed_memory() -> None:
         trim(0)
 
 
-def _partitions(
-    lazy: pl.LazyFrame, keys: list[str], batch_rows: int | None
-) -> Iterator[tuple[int, int, pl.DataFrame]]:
-    """The frame in memory, in parts of whole groups of about ``batch_rows`` rows each.
+def _evaluate_lazy(
+    source: pl.LazyFrame,
+    parsed: list[_Parsed],
+    roles: _Roles,
+    *,
+    strict: bool,
+    part_rows: int,
+    layout: Layout,
+    temp_dir: str | None,
+    progress: Callable[[Progress], None] | None,
+) -> pl.DataFrame | None:
+    """Per-group values of a ``LazyFrame``, read once, in parts of about ``part_rows`` rows.
 
-    Groups are assigned to parts by a hash of their keys, so the input need not
-    be sorted; each part is read with the streaming engine, which keeps only
-    that part's rows in memory (the scan is read once per part).
+    An input of at most ``part_rows`` rows is collected whole.  A larger one
+    is streamed in parts cut between groups when its groups are contiguous
+    runs (``layout``), else partitioned once by a hash of the keys into
+    temporary files (:mod:`lodestar_polars._partition`).  The parts are
+    evaluated with ``strict=False`` and the refusals reported at the end over
+    all of them, so the sentence is the in-memory path's (the refused groups'
+    rows are read again for it, from the input).  None for an empty input.
     """
-    limit = DEFAULT_BATCH_ROWS if batch_rows is None else batch_rows
-    total = lazy.select(pl.len()).collect().item()
-    parts = max(1, -(-total // limit))
-    if parts == 1:
-        yield 1, 1, lazy.collect(engine="streaming")
+    keys = roles.keys
+    total = source.select(pl.len()).collect().item()
+    estimate = max(1, -(-total // part_rows))
+    pieces: list[pl.DataFrame] = []
+    rows_done = 0
+
+    def evaluate_part(part: pl.DataFrame, done: int, parts: int) -> None:
+        nonlocal rows_done
+        rows_done += part.height
+        groups = 0
+        if part.height:
+            pieces.append(_evaluate_parted(part, parsed, roles, strict=False))
+            groups = pieces[-1].height
+        _release_freed_memory()
+        if progress is not None:
+            progress(Progress(done, parts, rows_done, groups))
+
+    ascending = True
+    if estimate == 1:
+        evaluate_part(source.collect(engine="streaming"), 1, 1)
+    elif layout == "grouped" or (layout == "auto" and sample_is_grouped(source, keys)):
+        streamed = grouped_parts(source, keys, part_rows)
+        try:
+            done = 0
+            for part, part_ascending, last in streamed:
+                done += 1
+                ascending = ascending and part_ascending
+                evaluate_part(part, done, done if last else max(estimate, done + 1))
+            if not ascending:  # no sorted key: no group may be in two parts
+                _check_one_part_per_group(pl.concat(pieces), keys)
+        except NotGroupedError as split:
+            if layout == "grouped":
+                msg = (
+                    f"layout='grouped' needs each group's rows in one contiguous run (a log "
+                    f"sorted by `by`), but group {split.where} has rows in two places; pass "
+                    "layout='shuffled' (or 'auto') to partition the input by a hash of `by`"
+                )
+                raise ValueError(msg) from None
+            pieces, rows_done, layout = [], 0, "shuffled"
+        finally:
+            streamed.close()
+    else:
+        layout = "shuffled"
+    if layout == "shuffled" and estimate > 1:
+        hashed = hashed_parts(source, keys, estimate, temp_dir)
+        try:
+            for i, part in enumerate(hashed):
+                evaluate_part(_grouped(part, keys), i + 1, estimate)
+        finally:
+            hashed.close()  # the temporary files go now, also on an error
+    if not pieces:
+        return None
+    result = pl.concat(pieces, how="vertical", rechunk=True).sort(keys)
+    if strict:
+        _raise_refusals(source, result, parsed, keys)
+    return result
+
+
+def _check_one_part_per_group(results: pl.DataFrame, keys: list[str]) -> None:
+    """Raise :class:`NotGroupedError` naming a group found in two streamed parts."""
+    twice = results.select(keys).filter(pl.struct(keys).is_duplicated())
+    if twice.height:
+        raise NotGroupedError(_describe(twice.row(0, named=True), keys))
+
+
+def _raise_refusals(
+    source: pl.LazyFrame, result: pl.DataFrame, parsed: list[_Parsed], keys: list[str]
+) -> None:
+    """Raise the in-memory path's :class:`RefusedGroupError` for a result read in parts.
+
+    The sentence names the first refused groups of each metric with their
+    reasons, which need those groups' rows: they are read again, from the input.
+    """
+    shown = [
+        result.filter(pl.col(p.metric.name).is_null()).select(keys).head(_SHOWN) for p in parsed
+    ]
+    refused = pl.concat(shown).unique()
+    if not refused.height:
         return
-    bucket = pl.struct(keys).hash(seed=0) % parts
-    for i in range(parts):
-        yield i + 1, parts, lazy.filter(bucket == i).collect(engine="streaming")
+    rows = source.join(
+        refused.lazy(), on=keys, how="semi", nulls_equal=True, maintain_order="left"
+    ).collect(engine="streaming")
+    report = _refusal_report(rows, result, parsed, keys)
+    if report is not None:
+        raise RefusedGroupError(report)
 
 
 def _source(batches: Callable[[], Iterator[pl.DataFrame]], schema: dict[str, Any]) -> pl.LazyFrame:
