@@ -791,6 +791,8 @@ def evaluate(
     rows is evaluated in parts of whole groups, so that the ranked columns
     and temporaries are those of one part (docs/performance.md, "Memory of
     an in-memory frame"); the values are those of one call, bit for bit.
+    A ``LazyFrame`` is read once, streamed or partitioned (see ``layout``;
+    docs/decisions/0017).
 
     Examples
     --------
