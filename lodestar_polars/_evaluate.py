@@ -166,7 +166,7 @@ def _as_columns(
             return value
         if not isinstance(value, pl.Expr):
             msg = f"`{role}` must be a column name or a Polars expression, got {value!r}"
-            raise TypeError(msg)
+            raise InvalidParameterError(msg)  # a TypeError too
         if value.meta.is_column():
             return value.meta.output_name()
         name = working or value.meta.output_name(raise_if_undetermined=False)
@@ -176,7 +176,16 @@ def _as_columns(
         added.append(value.alias(name))
         return name
 
-    many = [by] if isinstance(by, (str, pl.Expr)) else list(by)
+    if isinstance(by, (str, pl.Expr)):
+        many: list[object] = [by]
+    elif isinstance(by, Sequence) and not isinstance(by, bytes):
+        many = list(by)
+    else:
+        msg = (
+            "The 'by' parameter of evaluate must be a column name or a polars expression, "
+            f"or a non-empty sequence of them. Got {by!r} instead."
+        )
+        raise InvalidParameterError(msg)
     keys = [column(key, f"by[{i}]", None) for i, key in enumerate(many)]
     true = column(y_true, "y_true", f"{_PREFIX}y_true")
     score = column(y_score, "y_score", f"{_PREFIX}y_score")
@@ -867,6 +876,12 @@ def evaluate(
     if not keys:
         msg = "`by` must name at least one column"
         raise ValueError(msg)
+    if not isinstance(metrics, (str, Sequence)) or isinstance(metrics, bytes):
+        msg = (
+            "The 'metrics' parameter of evaluate must be a metric name or a sequence of them. "
+            f"Got {metrics!r} instead."
+        )
+        raise InvalidParameterError(msg)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         msg = "`metrics` must name at least one metric"
