@@ -776,7 +776,10 @@ def evaluate(
     Raises
     ------
     InvalidParameterError
-        An unknown metric name, or a cutoff on a metric that takes none.
+        An unknown metric name, or a cutoff on a metric that takes none; an
+        option outside its domain (``ties``, ``strict``, ``layout``, ...); a
+        column role (``by``, ``y_true``, ``item``, ...) that is not a name or
+        an expression.
     ValueError
         A missing column, a non-numeric ``y_true``/``y_score``/``weight``, or
         a weight that varies within a group.

@@ -386,6 +386,9 @@ def test_by_takes_expressions() -> None:
         lp.compare(frame, baseline="run0", by=coarse)
     with pytest.raises(ValueError, match=r"the `by` column\(s\) \['nope'\] are not in"):
         lp.compare(frame, baseline="run0", by=pl.col("nope") + 1)
+    # an expression Polars cannot run on the frame: refused as an option, Polars' reason kept
+    with pytest.raises(lp.InvalidParameterError, match=r"^compare: a `by` expression cannot be"):
+        lp.compare(frame, baseline="run0", by=pl.col("qnum").str.len_bytes())
 
 
 def test_the_old_name_query_warns() -> None:
