@@ -32,9 +32,10 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._registry import Direction, direction
 from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
-from lodestar_polars._validation import check_int, check_open_interval
+from lodestar_polars._validation import check_columns, check_int, check_open_interval, names_of
 from lodestar_polars.exceptions import InvalidParameterError
 
 Test = Literal["student", "fisher", "bootstrap"]
@@ -251,10 +252,27 @@ def _examples(frame: pl.DataFrame, limit: int = 3) -> str:
 
 
 def _to_wide(
-    frame: pl.DataFrame, query: list[str] | None, where: str
+    frame: pl.DataFrame, by: list[pl.Expr] | None, where: str
 ) -> tuple[pl.DataFrame, list[str]]:
-    """A frame with the query column(s) and one column per metric (trec long frames pivoted)."""
+    """A frame with the query column(s) and one column per metric (trec long frames pivoted).
+
+    ``by`` (names or expressions, each with its output name) adds its expressions'
+    columns under those names; by default the queries are ``qid``, or else ``query``.
+    """
     columns = frame.columns
+    query = None if by is None else names_of(by)
+    if by is not None:
+        missing = [c for e in by for c in e.meta.root_names() if c not in columns]
+        if missing:
+            msg = f"{where}: the `by` column(s) {missing} are not in the frame's columns {columns}."
+            raise _fail(msg)
+        if any(not _is_column(e) for e in by):  # an expression: its column, under its name
+            try:
+                frame = frame.with_columns(by)
+            except pl.exceptions.PolarsError as err:
+                msg = f"compare: a `by` expression cannot be read on {where}: {err}"
+                raise InvalidParameterError(msg) from None
+            columns = frame.columns
     if {"measure", "value"} <= set(columns) and (query is None or query == ["qid"]):
         if "qid" not in columns:
             msg = f"{where}: a long frame (measure, value) needs a 'qid' column; got {columns}."
@@ -275,16 +293,18 @@ def _to_wide(
         else:
             msg = (
                 f"{where}: no 'qid' or 'query' column to identify the queries; "
-                f"pass query= (one of {columns})."
+                f"pass by= (one of {columns})."
             )
             raise _fail(msg)
-    missing = [q for q in query if q not in columns]
-    if missing:
-        msg = f"{where}: the query column(s) {missing} are not in the frame's columns {columns}."
-        raise _fail(msg)
     if query == ["qid"] and frame.schema["qid"] == pl.String:
         frame = frame.filter(pl.col("qid") != "all")  # lp.trec.evaluate's summary row
     return frame, query
+
+
+def _is_column(expr: pl.Expr) -> bool:
+    """Whether ``expr`` (as :func:`check_columns` makes it) is a column under its own name."""
+    bare = expr.meta.undo_aliases()
+    return bare.meta.is_column() and bare.meta.output_name() == expr.meta.output_name()
 
 
 @dataclass(frozen=True)
@@ -296,7 +316,7 @@ class _Data:
 
 
 def _read_run(
-    name: object, frame: object, query: list[str] | None
+    name: object, frame: object, by: list[pl.Expr] | None
 ) -> tuple[pl.DataFrame, list[str]]:
     """One run of a mapping: its name checked, its frame read and made wide."""
     if not isinstance(name, str):
@@ -307,7 +327,7 @@ def _read_run(
     if not isinstance(frame, pl.DataFrame):
         msg = f"per_query[{name!r}] must be a polars DataFrame; got {type(frame).__name__}."
         raise _fail(msg)
-    return _to_wide(frame, query, f"per_query[{name!r}]")
+    return _to_wide(frame, by, f"per_query[{name!r}]")
 
 
 def _numeric_columns(frame: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
@@ -322,13 +342,13 @@ def _check_metrics_once(metrics: list[str]) -> None:
 
 
 def _stack_runs(
-    per_query: Mapping[str, Frame], query: list[str] | None, metrics: list[str] | None
+    per_query: Mapping[str, Frame], by: list[pl.Expr] | None, metrics: list[str] | None
 ) -> tuple[pl.DataFrame, list[str], list[str], list[str]]:
     """A mapping run name -> frame as one frame (run, query columns, metrics)."""
     parts = []
     keys = None
     for name, frame in per_query.items():
-        wide, keys_here = _read_run(name, frame, query)
+        wide, keys_here = _read_run(name, frame, by)
         if keys is not None and keys_here != keys:
             msg = f"per_query[{name!r}]: queries are keyed by {keys_here}, other runs by {keys}."
             raise _fail(msg)
@@ -360,7 +380,7 @@ def _stack_runs(
 
 
 def _read_frame(
-    per_query: object, run: str, query: list[str] | None, metrics: list[str] | None
+    per_query: object, run: str, by: list[pl.Expr] | None, metrics: list[str] | None
 ) -> tuple[pl.DataFrame, list[str], list[str], list[str]]:
     """One frame with a run column as (run, query columns, metrics), and its runs in order."""
     if isinstance(per_query, pl.LazyFrame):
@@ -377,7 +397,7 @@ def _read_frame(
             "run= naming it, or a mapping run name -> per-query frame."
         )
         raise _fail(msg)
-    wide, keys = _to_wide(per_query, query, "per_query")
+    wide, keys = _to_wide(per_query, by, "per_query")
     if metrics is None:
         metrics = _numeric_columns(wide, [*keys, run])
     absent = [m for m in metrics if m not in wide.columns]
@@ -590,16 +610,19 @@ def _collect(
     per_query: Frame | Mapping[str, Frame],
     *,
     run: str,
-    query: list[str] | None,
+    by: list[pl.Expr] | None,
     metrics: list[str] | None,
     baseline: str,
     missing: Missing,
 ) -> _Data:
-    """The runs' per-query values as one array, every check on the way."""
+    """The runs' per-query values as one array, every check on the way.
+
+    ``query`` below: the column(s) that identify a query, ``by``'s output names.
+    """
     if isinstance(per_query, Mapping):
-        full, names, query, metrics = _stack_runs(per_query, query, metrics)
+        full, names, query, metrics = _stack_runs(per_query, by, metrics)
     else:
-        full, names, query, metrics = _read_frame(per_query, run, query, metrics)
+        full, names, query, metrics = _read_frame(per_query, run, by, metrics)
     _check_runs_and_metrics(full, names, metrics, baseline)
     full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
     values = _aligned(full, names, query, metrics, baseline)
@@ -871,6 +894,7 @@ def _directions(
     return out
 
 
+@renamed(query="by")
 def compare(
     per_query: Frame | Mapping[str, Frame],
     *,
@@ -882,7 +906,7 @@ def compare(
     n_resamples: int = 10_000,
     seed: int | None = 0,
     run: str = "run",
-    query: str | Sequence[str] | None = None,
+    by: str | pl.Expr | Sequence[str | pl.Expr] | None = None,
     missing: Missing = "raise",
     lower_is_better: str | Sequence[str] = (),
     higher_is_better: str | Sequence[str] = (),
@@ -915,8 +939,10 @@ def compare(
         Seed of ``numpy.random.default_rng`` for the resampling tests.
     run : str, default="run"
         The run column of a single frame.
-    query : str or sequence of str, default=None
-        The column(s) identifying a query: by default ``qid`` or else ``query``.
+    by : str, polars.Expr or sequence of them, default=None
+        The column(s) identifying a query, as names or expressions (an expression's
+        output name names its column): by default ``qid`` or else ``query``. Called
+        ``query`` before 0.2.0 (the old name warns until 0.3.0).
     missing : {"raise", "intersect"}, default="raise"
         Queries that some runs lack: ``"raise"`` refuses, naming the run, the count and
         examples; ``"intersect"`` compares on the queries every run has.
@@ -948,7 +974,8 @@ def compare(
     ------
     InvalidParameterError
         An option outside its domain (a ``ValueError``): an unknown ``test``, ``alpha``
-        outside (0, 1), a ``seed`` that is not None or an int >= 0, a metric named in both
+        outside (0, 1), a ``seed`` that is not None or an int >= 0, a ``by`` that is not
+        a name or expression (or a sequence of them), a metric named in both
         ``lower_is_better`` and ``higher_is_better`` or in either but not compared.
     ValueError
         Runs with different query sets (with ``missing="raise"``), a metric missing in one
@@ -997,12 +1024,12 @@ def compare(
         test, correction, missing, alpha, n_resamples, seed, baseline=baseline, run=run
     )
     metric_list = None if metrics is None else _metric_names(metrics, "metrics")
-    query_list = None if query is None else _metric_names(query, "query", "column names")
+    by_exprs = None if by is None else check_columns(by, "by", "compare")
     lower, higher = _direction_lists(lower_is_better, higher_is_better)
     data = _collect(
         per_query,
         run=run,
-        query=query_list,
+        by=by_exprs,
         metrics=metric_list,
         baseline=baseline,
         missing=missing,

@@ -32,6 +32,7 @@ from polars.io.plugins import register_io_source
 
 from lodestar_polars._arrow import from_arrow
 from lodestar_polars._core.ranking import one_padded_matrix, runs_descend, segment_order
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._expr import Metric, as_float, as_score
 from lodestar_polars._partition import (
     LAYOUTS,
@@ -88,7 +89,7 @@ class _Roles:
     y_true: str
     y_score: str
     weight: str | None = None
-    doc_id: str | None = None
+    item: str | None = None
     n_relevant: str | None = None
     ties: TieRule = "average"
     judged: str | None = None
@@ -109,7 +110,8 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
                 f"evaluated with ties={roles.ties!r}; the metrics that take one: {takes}"
             )
             raise InvalidParameterError(msg)
-        extra.update(ties=roles.ties, doc_id=roles.doc_id)
+        # the expressions' keyword for the item column is still ``doc_id``
+        extra.update(ties=roles.ties, doc_id=roles.item)
     if roles.n_relevant is not None and spec.judged:
         extra["n_relevant"] = roles.n_relevant
     if roles.judged is not None and spec.judged_ideal:
@@ -148,7 +150,7 @@ def _as_columns(
     y_true: str | pl.Expr,
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None,
-    doc_id: str | pl.Expr | None,
+    item: str | pl.Expr | None,
     n_relevant: str | pl.Expr | None,
     judged: str | pl.Expr | None,
 ) -> tuple[Frame, list[str], str, str, str | None, str | None, str | None, str | None]:
@@ -164,7 +166,7 @@ def _as_columns(
             return value
         if not isinstance(value, pl.Expr):
             msg = f"`{role}` must be a column name or a Polars expression, got {value!r}"
-            raise TypeError(msg)
+            raise InvalidParameterError(msg)  # a TypeError too
         if value.meta.is_column():
             return value.meta.output_name()
         name = working or value.meta.output_name(raise_if_undetermined=False)
@@ -174,12 +176,21 @@ def _as_columns(
         added.append(value.alias(name))
         return name
 
-    many = [by] if isinstance(by, (str, pl.Expr)) else list(by)
+    if isinstance(by, (str, pl.Expr)):
+        many: list[object] = [by]
+    elif isinstance(by, Sequence) and not isinstance(by, bytes):
+        many = list(by)
+    else:
+        msg = (
+            "The 'by' parameter of evaluate must be a column name or a polars expression, "
+            f"or a non-empty sequence of them. Got {by!r} instead."
+        )
+        raise InvalidParameterError(msg)
     keys = [column(key, f"by[{i}]", None) for i, key in enumerate(many)]
     true = column(y_true, "y_true", f"{_PREFIX}y_true")
     score = column(y_score, "y_score", f"{_PREFIX}y_score")
     w = None if weight is None else column(weight, "weight", None)
-    doc = None if doc_id is None else column(doc_id, "doc_id", f"{_PREFIX}doc_id")
+    doc = None if item is None else column(item, "item", f"{_PREFIX}item")
     n_rel = None if n_relevant is None else column(n_relevant, "n_relevant", f"{_PREFIX}n_rel")
     lists = None if judged is None else column(judged, "judged", f"{_PREFIX}judged_lists")
     frame = frame.with_columns(added) if added else frame
@@ -384,9 +395,9 @@ def _evaluate_frame(
     # one Polars select.  Cheaper than a frame argsort and a second group-by.
     score = as_score(y_score)
     row = pl.col(_ROW)
-    if roles.ties == "trec_eval" and roles.doc_id is not None:
+    if roles.ties == "trec_eval" and roles.item is not None:
         # trec_eval's order: score, then document id descending (as text, byte-wise)
-        doc = pl.col(roles.doc_id).cast(pl.String)
+        doc = pl.col(roles.item).cast(pl.String)
         ranked = row.sort_by([score, doc], descending=[True, True])
     elif roles.ties == "input":
         ranked = row.sort_by([score, row], descending=[True, False])
@@ -588,7 +599,7 @@ def evaluate(
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = ...,
     ties: TieRule = ...,
-    doc_id: str | pl.Expr | None = ...,
+    item: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
     judged: str | pl.Expr | None = ...,
     strict: bool = ...,
@@ -610,7 +621,7 @@ def evaluate(
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = ...,
     ties: TieRule = ...,
-    doc_id: str | pl.Expr | None = ...,
+    item: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
     judged: str | pl.Expr | None = ...,
     strict: bool = ...,
@@ -632,7 +643,7 @@ def evaluate(
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = ...,
     ties: TieRule = ...,
-    doc_id: str | pl.Expr | None = ...,
+    item: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
     judged: str | pl.Expr | None = ...,
     strict: bool = ...,
@@ -644,6 +655,7 @@ def evaluate(
 ) -> pl.LazyFrame: ...
 
 
+@renamed(doc_id="item")
 def evaluate(
     frame: pl.DataFrame
     | pl.LazyFrame
@@ -658,7 +670,7 @@ def evaluate(
     y_score: str | pl.Expr,
     weight: str | pl.Expr | None = None,
     ties: TieRule = "average",
-    doc_id: str | pl.Expr | None = None,
+    item: str | pl.Expr | None = None,
     n_relevant: str | pl.Expr | None = None,
     judged: str | pl.Expr | None = None,
     strict: bool = True,
@@ -705,11 +717,13 @@ def evaluate(
         result and used by ``mean=True``, as scikit-learn's ``sample_weight``.
     ties : {'average', 'trec_eval', 'input'}, default='average'
         The rule for equal scores: averaged over every ordering
-        (scikit-learn's), trec_eval's order (score, then ``doc_id``
+        (scikit-learn's), trec_eval's order (score, then ``item``
         descending) or row order.  Only metrics that take ``ties=`` accept
         another rule.
-    doc_id : str or polars.Expr, default=None
-        The document id column, read by ``ties='trec_eval'``.
+    item : str or polars.Expr, default=None
+        The id of the ranked item (a document): trec_eval's tie-break,
+        read by ``ties='trec_eval'``.  Called ``doc_id`` before 0.2.0 (the
+        old name warns until 0.3.0).
     n_relevant : str or polars.Expr, default=None
         Per group, the judged relevant documents, retrieved or not: the
         denominator of ``recall``, ``r_precision`` and
@@ -762,7 +776,10 @@ def evaluate(
     Raises
     ------
     InvalidParameterError
-        An unknown metric name, or a cutoff on a metric that takes none.
+        An unknown metric name, or a cutoff on a metric that takes none; an
+        option outside its domain (``ties``, ``strict``, ``layout``, ...); a
+        column role (``by``, ``y_true``, ``item``, ...) that is not a name or
+        an expression.
     ValueError
         A missing column, a non-numeric ``y_true``/``y_score``/``weight``, or
         a weight that varies within a group.
@@ -786,6 +803,8 @@ def evaluate(
     rows is evaluated in parts of whole groups, so that the ranked columns
     and temporaries are those of one part (docs/performance.md, "Memory of
     an in-memory frame"); the values are those of one call, bit for bit.
+    A ``LazyFrame`` is read once, streamed or partitioned (see ``layout``;
+    docs/decisions/0017).
 
     Examples
     --------
@@ -837,7 +856,7 @@ def evaluate(
             y_score=y_score,
             weight=weight,
             ties=ties,
-            doc_id=doc_id,
+            item=item,
             n_relevant=n_relevant,
             judged=judged,
             strict=strict,
@@ -854,12 +873,18 @@ def evaluate(
             f"RecordBatch, RecordBatchReader or Dataset, got {type(frame).__name__}"
         )
         raise TypeError(msg)
-    frame, keys, y_true, y_score, weight, doc_id, n_relevant, judged = _as_columns(
-        frame, by, y_true, y_score, weight, doc_id, n_relevant, judged
+    frame, keys, y_true, y_score, weight, item, n_relevant, judged = _as_columns(
+        frame, by, y_true, y_score, weight, item, n_relevant, judged
     )
     if not keys:
         msg = "`by` must name at least one column"
         raise ValueError(msg)
+    if not isinstance(metrics, (str, Sequence)) or isinstance(metrics, bytes):
+        msg = (
+            "The 'metrics' parameter of evaluate must be a metric name or a sequence of them. "
+            f"Got {metrics!r} instead."
+        )
+        raise InvalidParameterError(msg)
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         msg = "`metrics` must name at least one metric"
@@ -879,8 +904,8 @@ def evaluate(
     layout = check_option(layout, "layout", "evaluate", LAYOUTS)  # type: ignore[assignment]
     temp_dir = check_temp_dir(temp_dir, "evaluate")
     rule: TieRule = check_option(ties, "ties", "evaluate", TIES)  # type: ignore[assignment]
-    if rule == "trec_eval" and doc_id is None:
-        msg = "evaluate(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
+    if rule == "trec_eval" and item is None:
+        msg = "evaluate(ties='trec_eval') needs `item=`: trec_eval breaks ties by document id"
         raise InvalidParameterError(msg)
     _check_output_names(keys, weight, names)
     lazy = frame.lazy()
@@ -888,15 +913,15 @@ def evaluate(
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
         columns["weight"] = weight
-    if doc_id is not None and rule == "trec_eval":
-        columns["doc_id"] = doc_id
+    if item is not None and rule == "trec_eval":
+        columns["item"] = item
     if n_relevant is not None:
         columns["n_relevant"] = n_relevant
     if judged is not None:
         columns["judged"] = judged
     schema = lazy.collect_schema()
     _check_columns(schema, columns)
-    roles = _Roles(keys, y_true, y_score, weight, columns.get("doc_id"), n_relevant, rule, judged)
+    roles = _Roles(keys, y_true, y_score, weight, columns.get("item"), n_relevant, rule, judged)
     parsed = [_parse(name, roles) for name in names]
     if n_relevant is not None and not any(p.spec.judged for p in parsed):
         reads = [s.name for s in REGISTRY if s.judged]

@@ -90,13 +90,13 @@ def check_one_row_per_item(
 
 
 def check_frame(frame: object, name: str, caller: str) -> None:
-    """Refuse anything but a Polars DataFrame or LazyFrame."""
+    """Refuse anything but a Polars DataFrame or LazyFrame (``InvalidParameterError``)."""
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         msg = (
             f"The {name!r} parameter of {caller} must be a polars DataFrame or LazyFrame. "
             f"Got {type(frame).__name__} instead."
         )
-        raise TypeError(msg)
+        raise InvalidParameterError(msg)  # a TypeError too
 
 
 @renamed(score="y_score")

@@ -162,7 +162,7 @@ def evaluate_reduced(
         y_score=y_score,
         weight=weight,
         ties=ties,
-        doc_id=doc_id,
+        item=doc_id,
         n_relevant=_TOTAL if counted else None,
         strict=strict,
     )

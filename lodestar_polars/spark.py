@@ -20,7 +20,6 @@ lodestar-polars (with polars, numpy and pyarrow) in the Python they run
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
@@ -79,12 +78,6 @@ def _pyspark() -> Any:
 def _quoted(name: str) -> str:
     """A column name Spark reads literally (``ndcg@10``, ``P.10``, names with spaces)."""
     return "`" + name.replace("`", "``") + "`"
-
-
-# lp.evaluate's keyword for the item (tie-break id) column: ``item`` once lp.evaluate
-# takes it, ``doc_id`` until then (read from its signature, so both work)
-_ITEM_KEYWORD = "item" if "item" in inspect.signature(_lp_evaluate).parameters else "doc_id"
-_EVALUATE_KEYWORD = {"item": _ITEM_KEYWORD}
 
 
 def _partition_evaluator(
@@ -162,7 +155,7 @@ def _chunk_reducer(
     The partition's batches are reduced about ``chunk_rows`` rows at a time,
     so a task holds that many rows whatever the size of its partition.
     """
-    ties, doc_id = options["ties"], options.get(_ITEM_KEYWORD)
+    ties, doc_id = options["ties"], options.get("item")
 
     def reduce_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -215,7 +208,7 @@ def _reduced_evaluator(
     schema: pa.Schema,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """Stage 2 of a split group: its values from every partition's kept rows."""
-    ties, doc_id = options["ties"], options.get(_ITEM_KEYWORD)
+    ties, doc_id = options["ties"], options.get("item")
 
     def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -421,7 +414,7 @@ def evaluate(
     columns.update({role: c for role, c in optional.items() if c is not None})
     options: dict[str, Any] = {
         "ties": ties,
-        **{_EVALUATE_KEYWORD.get(r, r): c for r, c in optional.items() if c},
+        **{r: c for r, c in optional.items() if c},
     }
     for role, column in columns.items():
         if column not in sdf.columns:

@@ -82,7 +82,7 @@ def test_runs_equal_hashing(by: list[str]) -> None:
 @pytest.mark.parametrize("ties", ["average", "trec_eval", "input"])
 def test_runs_equal_hashing_every_tie_rule(ties: str) -> None:
     frame = _log(seed=11).with_columns(doc=pl.int_range(pl.len()).cast(pl.String))
-    extra = {"doc_id": "doc"} if ties == "trec_eval" else {}
+    extra = {"item": "doc"} if ties == "trec_eval" else {}
     tie_rule_metrics = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "map@4"]
     on_runs, hashed = _both_paths(frame, ["query"], tie_rule_metrics, ties=ties, **extra)
     assert_frame_equal(on_runs, hashed, check_exact=True)

@@ -1,6 +1,6 @@
-"""``lp.evaluate(ties=, doc_id=, n_relevant=)``: the tie rules and judged denominators (issue 9).
+"""``lp.evaluate(ties=, item=, n_relevant=)``: the tie rules and judged denominators (issue 9).
 
-With ``ties="trec_eval"``, ``doc_id`` and the judged ``n_relevant``, the IR family
+With ``ties="trec_eval"``, ``item`` and the judged ``n_relevant``, the IR family
 through ``lp.evaluate`` gives trec_eval's numbers on trec_eval's own test run
 (through ``lp.trec.evaluate``, which reproduces trec_eval line for line), and
 every tie rule gives the expressions' numbers.
@@ -54,12 +54,15 @@ EXPRESSIONS: dict[str, Any] = {
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_tie_rule_equals_the_expressions(ties: str, seed: int) -> None:
     log = _random_log(seed)
-    kw: dict[str, Any] = {"ties": ties}
+    kw: dict[str, Any] = {"ties": ties}  # the expressions' keywords
+    item: dict[str, Any] = {}  # lp.evaluate's
     if ties == "trec_eval":
-        kw["doc_id"] = "doc"
+        kw["doc_id"], item["item"] = "doc", "doc"
         log = log.unique(["q", "doc"], keep="first", maintain_order=True)
     names = list(EXPRESSIONS)
-    got = lp.evaluate(log, names, by="q", y_true="rel", y_score="s", n_relevant="n", **kw)
+    got = lp.evaluate(
+        log, names, by="q", y_true="rel", y_score="s", n_relevant="n", ties=ties, **item
+    )
     want = log.group_by("q").agg(EXPRESSIONS[n](kw).alias(n) for n in names).sort("q")
     for name in names:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-12, atol=1e-15, err_msg=name)
@@ -94,7 +97,7 @@ def test_trec_eval_numbers_on_trec_eval_s_test_run() -> None:
         y_true="rel",
         y_score="score",
         ties="trec_eval",
-        doc_id="docno",
+        item="docno",
         n_relevant="n",
     )
     want = (
@@ -116,7 +119,7 @@ def test_trec_eval_numbers_on_trec_eval_s_test_run() -> None:
 @pytest.mark.parametrize(
     ("options", "metrics", "msg"),
     [
-        ({"ties": "trec_eval"}, ["rr"], "evaluate(ties='trec_eval') needs `doc_id=`"),
+        ({"ties": "trec_eval"}, ["rr"], "evaluate(ties='trec_eval') needs `item=`"),
         (
             {"ties": "nope"},
             ["rr"],
@@ -130,6 +133,24 @@ def test_trec_eval_numbers_on_trec_eval_s_test_run() -> None:
 def test_refusals(options: dict[str, Any], metrics: list[str], msg: str) -> None:
     with pytest.raises(lp.InvalidParameterError, match=re.escape(msg)):
         lp.evaluate(_random_log(0), metrics, by="q", y_true="rel", y_score="s", **options)
+
+
+def test_item_breaks_ties_and_its_old_name_doc_id_warns() -> None:
+    """``item`` is trec_eval's tie-break: "b" before "a" on equal scores (ids descending).
+
+    By hand: the relevant "a" ranks second, so RR = 1/2 and P@1 = 0; with the ids
+    swapped the relevant row ranks first, RR = 1, P@1 = 1.  ``doc_id``, the old name,
+    warns (naming ``item``) and gives the same frame.
+    """
+    log = pl.DataFrame({"q": [1, 1], "doc": ["a", "b"], "rel": [1, 0], "s": [0.5, 0.5]})
+    kw: dict[str, Any] = {"by": "q", "y_true": "rel", "y_score": "s", "ties": "trec_eval"}
+    got = lp.evaluate(log, ["rr", "P@1"], item="doc", **kw)
+    assert got.row(0) == (1, 0.5, 0.0)
+    swapped = log.with_columns(doc=pl.Series(["b", "a"]))
+    assert lp.evaluate(swapped, ["rr", "P@1"], item=pl.col("doc"), **kw).row(0) == (1, 1.0, 1.0)
+    with pytest.warns(FutureWarning, match="the parameter `doc_id` is renamed `item`"):
+        old = lp.evaluate(log, ["rr", "P@1"], doc_id="doc", **kw)  # type: ignore[call-overload]
+    assert old.equals(got)
 
 
 def test_judged_rules_refuse_groups() -> None:
@@ -187,7 +208,7 @@ def test_judged_ideal_gives_trec_eval_s_ndcg() -> None:
         y_true="rel",
         y_score="score",
         ties="trec_eval",
-        doc_id="docno",
+        item="docno",
         judged="judged",
     ).sort("qid")
     want = _trec(["ndcg_cut.10", "ndcg"], got["qid"])

@@ -83,6 +83,26 @@ CASES: dict[str, Callable[[], str]] = {
     "batch_rows": lambda: _raised(
         lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", batch_rows=0)
     ),
+    "layout": lambda: _raised(
+        lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", layout="sorted")  # type: ignore[call-overload]
+    ),
+    "temp_dir": lambda: _raised(
+        lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", temp_dir="no/such/dir")
+    ),
+    "layout grouped, not grouped": lambda: _raised(
+        lambda: lp.evaluate(
+            pl.LazyFrame({"q": [1, 2, 1, 2], "rel": [1, 0, 0, 1], "s": [0.5, 0.1, 0.2, 0.3]}),
+            ["rr"],
+            by="q",
+            y_true="rel",
+            y_score="s",
+            batch_rows=2,
+            layout="grouped",
+        ).collect()
+    ),
+    "trec_eval without item": lambda: _raised(
+        lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", ties="trec_eval")
+    ),
     "cutoff": lambda: _raised(lambda: lp.evaluate(F, ["ap@3"], by="q", y_true="rel", y_score="s")),
     "needs cutoff": lambda: _raised(
         lambda: lp.evaluate(F, ["hit_rate"], by="q", y_true="rel", y_score="s")
