@@ -104,17 +104,15 @@ _UNROLLED_K = 32  # the largest k whose ideal DCG is a sum written out term by t
 _POSITION = "__lodestar_position_"
 
 
-def _group_ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:
-    """:func:`_ideal_dcg` of the group's gains, one value per group.
+def _group_ideal_dcg(gain: pl.Expr, *, k: int) -> pl.Expr:
+    """:func:`_ideal_dcg` of the group's gains, one value per group, for ``k <= _UNROLLED_K``.
 
-    With ``k <= _UNROLLED_K`` the gains are sorted as one list per group (a
-    list sort costs a fraction of a sort inside ``list.eval``) and its first
-    ``k`` entries, as struct fields, are weighted and added one after the
-    other: the terms and the order of :func:`_ideal_dcg`'s sum, without its
-    zero terms past ``k`` (a group shorter than ``k`` has null fields, 0).
+    The gains are sorted as one list per group (a list sort costs a fraction
+    of a sort inside ``list.eval``) and its first ``k`` entries, as struct
+    fields, are weighted and added one after the other: the terms and the
+    order of :func:`_ideal_dcg`'s sum, without its zero terms past ``k`` (a
+    group shorter than ``k`` has null fields, 0).
     """
-    if k is None or k > _UNROLLED_K:
-        return gain.implode().list.eval(_ideal_dcg(pl.element(), k=k)).list.first()
     names = [f"{_POSITION}{i}" for i in range(k)]
     with np.errstate(divide="ignore"):  # discount_at's table, entry for entry
         table = cut_discount(np.arange(k + 1, dtype=np.float64), 2.0, k)
@@ -213,10 +211,17 @@ def ndcg_metric(
         ideal, judged_checks = _judged_ideal(judged, gain, k)
         dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
         value = normalized(dcg, ideal)
-    elif rule.averaged and not ignore_ties:
+    elif rule.averaged and not ignore_ties and k is not None and k <= _UNROLLED_K:
         # the DCG over the rows of the top k, the ideal from the gains sorted as a list
         dcg = _over_group(g, score, lambda _: _tie_averaged_dcg(2.0, k))
         value = normalized(dcg, _group_ideal_dcg(g, k=k))
+    elif rule.averaged and not ignore_ties:
+        # DCG and ideal in one list.eval over the group's rows (one implode for both)
+        value = _over_group(
+            g,
+            score,
+            lambda rows: normalized(_tie_averaged_dcg(2.0, k), _ideal_dcg(rows["gain"], k=k)),
+        )
     else:
         dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
         value = normalized(dcg, _ideal_dcg(g, k=k))

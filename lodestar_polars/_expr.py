@@ -241,16 +241,22 @@ def tie_averaged_terms(rows: pl.Expr, log_base: float, k: int | None) -> pl.Expr
     """Each row's share of the group's tie-averaged DCG (``rows``: a struct of ``gain``, ``score``).
 
     With a ``k`` whose discounts are a table, only the rows of :func:`top_k_rows`
-    (the others' shares are zero); otherwise every row.  The shares come in the
-    rows' order, each :func:`~lodestar_polars._core.dcg.tie_averaged_gain` of
-    the row's gain and the counts of :func:`ranks_by_search`.
+    (the others' shares are zero), counted by :func:`ranks_by_search` (about
+    ``k`` rows: binary searches are the cheaper there); otherwise every row,
+    counted by :func:`ranks_as_counts` (ranks are the cheaper on long groups).
+    The shares come in the rows' order, each
+    :func:`~lodestar_polars._core.dcg.tie_averaged_gain` of the row's gain and
+    its counts.
     """
     if k is not None and k <= _TABLE_K:
-        rows = top_k_rows(rows, k)
+        ranked = ranks_by_search(top_k_rows(rows, k))
+    else:
+        above_rank, through_rank = ranks_as_counts(pl.field("score"))
+        ranked = rows.struct.with_fields(above=above_rank, through=through_rank)
     cum = cumulative_discount_at(log_base, k)
     above, through = pl.field("above"), pl.field("through")
     share = tie_averaged_gain(pl.field("gain"), cum(above), cum(through), above, through)
-    return ranks_by_search(rows).struct.with_fields(share.alias(_LET)).struct.field(_LET)
+    return ranked.struct.with_fields(share.alias(_LET)).struct.field(_LET)
 
 
 def row_index() -> pl.Expr:
