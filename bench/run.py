@@ -49,13 +49,29 @@ TOOLS = [
     "floor",
     "agg",
     "evaluate",
+    "by hand",
     "sklearn",
     "pytrec_eval",
     "ranx warm",
     "ranx cold",
     "polars-ds",
 ]
-PEERS = ["sklearn", "pytrec_eval", "ranx warm", "ranx cold", "polars-ds"]
+PEERS = ["by hand", "sklearn", "pytrec_eval", "ranx warm", "ranx cold", "polars-ds"]
+TIE_RULE_TOOLS = ("by hand", "pytrec_eval", "ranx warm", "ranx cold")  # break ties, not average
+
+
+def ndcg_by_hand(rel: str, score: str, k: int) -> pl.Expr:
+    """NDCG@k as a Polars user writes it by hand, for ``group_by().agg()``: no tie averaging.
+
+    The rows sorted by score, the first ``k`` relevances times log2 discounts, over
+    the same for the relevances sorted by themselves; equal scores are ranked in
+    whatever order the sort leaves them, there are no checks, and a group with
+    nothing relevant divides 0 by 0.
+    """
+    discount = 1.0 / (pl.int_range(pl.len().clip(upper_bound=k)) + 2).log(2)
+    dcg = (pl.col(rel).sort_by(score, descending=True).head(k) * discount).sum()
+    ideal = (pl.col(rel).sort(descending=True).head(k) * discount).sum()
+    return dcg / ideal
 
 
 # --------------------------------------------------------------------------- timing
@@ -216,6 +232,7 @@ class Config:
     ranx_cold: bool
     pytrec: bool
     ranx_builder_cache: Path | None = None
+    metrics: tuple[str, ...] = ()  # only these metric keys (empty: all)
 
 
 @dataclass
@@ -266,6 +283,14 @@ SHAPES: dict[str, Shape] = {
             False,
         ),
         Shape(
+            "long_sorted",
+            "long queries, query-sorted rows: `long`, rows ordered by query",
+            "ranking",
+            lambda sc: gen.query_sorted(gen.rectangular(max(2, int(5_000 * sc)), 200, seed=2)),
+            True,
+            False,
+        ),
+        Shape(
             "long_ties",
             "long queries, heavy ties: 5k queries x 200 docs, scores from 5 values",
             "ranking",
@@ -291,7 +316,16 @@ SHAPES: dict[str, Shape] = {
         ),
     ]
 }
-DEFAULT_SHAPES = ["small", "small_sorted", "small_ties", "long", "long_ties", "zipf", "labels"]
+DEFAULT_SHAPES = [
+    "small",
+    "small_sorted",
+    "small_ties",
+    "long",
+    "long_sorted",
+    "long_ties",
+    "zipf",
+    "labels",
+]
 
 
 @dataclass
@@ -309,6 +343,7 @@ class Metric:
     pytrec_ref: Callable[[], pl.Expr] | None = None  # lp's own number for pytrec's measure
     ranx: str | None = None
     pds: bool = False
+    by_hand: Callable[[], pl.Expr] | None = None  # the same metric in plain Polars expressions
 
 
 def ranking_metrics() -> list[Metric]:
@@ -329,6 +364,7 @@ def ranking_metrics() -> list[Metric]:
             pytrec_key="ndcg_cut_10",
             ranx="ndcg@10",
             pds=True,
+            by_hand=lambda: ndcg_by_hand("rel", "score", 10),
         ),
         Metric(
             "mrr@10",
@@ -444,7 +480,7 @@ def judge(cell: Cell, ref: float, tool: str, *, ties: bool) -> None:
         return
     if close(cell.mean, ref):
         cell.status = "agrees"
-    elif ties and tool in ("pytrec_eval", "ranx warm", "ranx cold"):
+    elif ties and tool in TIE_RULE_TOOLS:
         cell.status = "differs (tie rule)"
     else:
         cell.status = "DIFFERS"
@@ -481,6 +517,8 @@ def bench_shape(shape: Shape, cfg: Config) -> tuple[ShapeResult, pl.DataFrame]:
     kind_ranking = shape.kind == "ranking"
     group, item = ("query", "doc") if kind_ranking else ("sample", "label")
     metrics = ranking_metrics() if kind_ranking else label_metrics()
+    if cfg.metrics:
+        metrics = [m for m in metrics if m.key in cfg.metrics]
     t0 = time.perf_counter()
     frame = shape.make(cfg.scale)
     n_groups = frame[group].n_unique()
@@ -523,6 +561,19 @@ def bench_shape(shape: Shape, cfg: Config) -> tuple[ShapeResult, pl.DataFrame]:
             f"  {m.label}: agg {cells['agg'].seconds:.3f} s, evaluate {secs:.3f} s "
             f"[{cells['evaluate'].status}], mean {ref:.12g}"
         )
+
+        if m.by_hand is not None:
+            secs, out = best_of(
+                lambda m=m: frame.group_by(group).agg(m.by_hand().alias("v")),
+                cfg.reps,
+                cfg.budget,
+            )
+            cell = Cell(secs, float(out["v"].mean()))
+            judge(cell, ref, "by hand", ties=shape.ties)
+            cells["by hand"] = cell
+            log(f"  {m.label}: by hand {secs:.3f} s [{cell.status}]")
+        else:
+            cells["by hand"].note = "no hand-written expression timed"
 
         if m.sklearn is not None and mats is not None:
             try:
@@ -681,7 +732,7 @@ def bench_ranx(pending: list[tuple[ShapeResult, pl.DataFrame]], cfg: Config) -> 
     """
     if not pending:
         return
-    metrics = ranking_metrics()
+    metrics = [m for m in ranking_metrics() if not cfg.metrics or m.key in cfg.metrics]
     names = [m.ranx for m in metrics if m.ranx]
     log("\n== ranx" + (" (a fresh process per shape, cold then warm)" if cfg.ranx_cold else ""))
     with tempfile.TemporaryDirectory(prefix="lodestar_bench_") as tmp:
@@ -1028,8 +1079,11 @@ def render(
         f"{cfg.budget:g} s are spent), garbage collected before and off during each call. "
         "Cells read *time / floor (seconds)*, where the floor is Polars sorting the frame by "
         'group then score, `df.sort(["query", "score"], descending=[False, True])`. Every tool '
-        "gets the same generated frame (rows in random order, except `small_sorted`: ordered "
-        "by query); the peers' structures (dense "
+        "gets the same generated frame (rows in random order, except `small_sorted` and "
+        "`long_sorted`: ordered by query); *by hand* is NDCG@10 as a Polars user writes it "
+        "without tie averaging or checks, `sort_by(score).head(10)` times log2 discounts over "
+        "the same for the relevances sorted by themselves (`bench/run.py: ndcg_by_hand`); the "
+        "peers' structures (dense "
         "matrices, pytrec_eval's dicts and evaluator, ranx's Qrels and Run) are built from it "
         "and timed apart (listed under each table), not in the cells. "
         "`agg` is `df.group_by(group).agg(lp.<metric>(...))`, `evaluate` is "
@@ -1048,7 +1102,8 @@ def render(
         "pytrec_eval's `recip_rank` has no cutoff, so its MRR cell is MRR without cutoff, "
         "checked against `lp.reciprocal_rank` without `k`. Every number is checked against "
         f"lodestar_polars' mean (relative tolerance {REL_TOL:g}): *agrees*, *differs (tie rule)* "
-        "(pytrec_eval and ranx on tied scores: they break ties by document id, scikit-learn "
+        "(by hand, pytrec_eval and ranx on tied scores: by hand breaks ties in the sort's "
+        "order, the others by document id, scikit-learn "
         "and lodestar_polars average over them; pytrec_eval also ties scores that are equal "
         "as float32, and is then checked on the queries without such ties), or *DIFFERS*.",
         "",
@@ -1255,6 +1310,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="largest frame of the scaling plot (default 1e7; 1e5 with --quick; 1e8 is possible)",
     )
+    p.add_argument(
+        "--metrics",
+        default="",
+        help="comma-separated metric keys to time, e.g. ndcg@10 (default all)",
+    )
     p.add_argument("--no-scaling", action="store_true", help="skip the scaling series and plot")
     p.add_argument("--no-ranx", action="store_true", help="skip ranx")
     p.add_argument("--no-ranx-cold", action="store_true", help="skip ranx's cold (compiling) call")
@@ -1302,6 +1362,7 @@ def main(argv: list[str] | None = None) -> int:
         ranx=not args.no_ranx,
         ranx_cold=not (args.no_ranx_cold or quick),
         pytrec=not args.no_pytrec,
+        metrics=tuple(m.strip() for m in args.metrics.split(",") if m.strip()),
     )
     max_rows = args.max_rows if args.max_rows is not None else (1e5 if quick else 1e7)
     shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
@@ -1400,7 +1461,8 @@ def render_only(args: argparse.Namespace) -> int:
         res = ShapeResult(SHAPES[r["key"]], r["rows"], r["groups"], r["floor"], builds=r["builds"])
         for key, cells in r["cells"].items():
             res.labels[key] = labels[key]
-            res.cells[key] = {t: Cell(**v) for t, v in cells.items()}
+            res.cells[key] = {t: Cell() for t in TOOLS[1:]}  # a tool an older run lacks: n/a
+            res.cells[key].update({t: Cell(**v) for t, v in cells.items()})
         results.append(res)
     date = (
         raw.get("date")

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._core.dcg import tie_averaged_gain
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
 from lodestar_polars._messages import python_text
 from lodestar_polars.typing import IntoExprColumn
@@ -203,6 +204,59 @@ def ranks_as_counts(score: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     above = score.rank("min", descending=True).cast(pl.Int64) - 1
     through = score.rank("max", descending=True).cast(pl.Int64)
     return above, through
+
+
+def ranks_by_search(rows: pl.Expr) -> pl.Expr:
+    """``rows`` (a struct with a ``score`` field) with ``above`` and ``through`` added (Int64).
+
+    The same counts as :func:`ranks_as_counts`, found by two binary searches
+    of each score in the group's scores sorted once: inside ``list.eval``
+    one sort and two searches cost about half of two ranks on groups of 10
+    rows.  Use inside :func:`over_rows`.
+    """
+    ranked = rows.struct.with_fields(pl.field("score").sort(descending=True).alias(_SORTED))
+    sorted_scores, score = pl.field(_SORTED), pl.field("score")
+    return ranked.struct.with_fields(
+        above=sorted_scores.search_sorted(score, side="left", descending=True).cast(pl.Int64),
+        through=sorted_scores.search_sorted(score, side="right", descending=True).cast(pl.Int64),
+    )
+
+
+_SORTED = "__lodestar_sorted"
+
+
+def top_k_rows(rows: pl.Expr, k: int) -> pl.Expr:
+    """The rows (a struct with a ``score`` field) scoring at least the ``k``-th highest score.
+
+    Every row scoring strictly higher than a kept row is kept, so a kept row's
+    ``above`` and ``through`` counted among the kept rows are its counts in the
+    whole group; a row left out has ``k`` or more rows above it.  The rows
+    keep their order.  Use inside :func:`over_rows`.
+    """
+    score = rows.struct.field("score")
+    return rows.filter(score >= score.sort(descending=True).head(k).last())
+
+
+def tie_averaged_terms(rows: pl.Expr, log_base: float, k: int | None) -> pl.Expr:
+    """Each row's share of the group's tie-averaged DCG (``rows``: a struct of ``gain``, ``score``).
+
+    With a ``k`` whose discounts are a table, only the rows of :func:`top_k_rows`
+    (the others' shares are zero), counted by :func:`ranks_by_search` (about
+    ``k`` rows: binary searches are the cheaper there); otherwise every row,
+    counted by :func:`ranks_as_counts` (ranks are the cheaper on long groups).
+    The shares come in the rows' order, each
+    :func:`~lodestar_polars._core.dcg.tie_averaged_gain` of the row's gain and
+    its counts.
+    """
+    if k is not None and k <= _TABLE_K:
+        ranked = ranks_by_search(top_k_rows(rows, k))
+    else:
+        above_rank, through_rank = ranks_as_counts(pl.field("score"))
+        ranked = rows.struct.with_fields(above=above_rank, through=through_rank)
+    cum = cumulative_discount_at(log_base, k)
+    above, through = pl.field("above"), pl.field("through")
+    share = tie_averaged_gain(pl.field("gain"), cum(above), cum(through), above, through)
+    return ranked.struct.with_fields(share.alias(_LET)).struct.field(_LET)
 
 
 def row_index() -> pl.Expr:

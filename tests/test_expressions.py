@@ -984,3 +984,98 @@ def test_evaluate_aliases_and_single_name() -> None:
         assert a[alias].to_list() == b[canonical].to_list()
     single = lp.evaluate(frame, "rr", by="query", y_true="rel", y_score="score")
     assert single.columns == ["query", "rr"]
+
+
+# The DCG reads only the rows scoring at least the k-th highest score, and the ideal adds
+# its first k sorted gains term by term when k <= 32: cases at those edges.
+STRADDLE_REL = [1, 4, 0, 2, 0, 9]
+STRADDLE_SCORE = [5, 3, 3, 3, 3, 1]  # a block of four at positions 1-4, cut at k = 2
+FORTY_REL = [i % 4 for i in range(40)]
+FORTY_SCORE = [float(i) for i in range(40)]  # ranked in reverse row order
+
+
+def _ndcg_forty(k: int) -> float:
+    """NDCG@k of the forty rows, by hand: the rows in reverse order over the gains sorted."""
+    dcg = sum(FORTY_REL[39 - p] * d(p) for p in range(k))
+    ideal = sum(g * d(p) for p, g in enumerate(sorted(FORTY_REL, reverse=True)[:k]))
+    return dcg / ideal
+
+
+TOP_K_CASES = [
+    pytest.param(
+        lp.dcg,
+        {"k": 2},
+        [STRADDLE_REL],
+        [STRADDLE_SCORE],
+        [1 * d(0) + (4 + 0 + 2 + 0) / 4 * d(1)],
+        id="dcg-tie-block-past-k",
+    ),
+    pytest.param(
+        lp.ndcg,
+        {"k": 2},
+        [STRADDLE_REL],
+        [STRADDLE_SCORE],
+        [(1 * d(0) + (4 + 0 + 2 + 0) / 4 * d(1)) / (9 * d(0) + 4 * d(1))],
+        id="ndcg-tie-block-past-k",
+    ),
+    pytest.param(
+        lp.ndcg,
+        {"k": 1},
+        [STRADDLE_REL],
+        [[3, 3, 3, 3, 3, 3]],
+        [(1 + 4 + 0 + 2 + 0 + 9) / 6 * d(0) / (9 * d(0))],
+        id="ndcg-all-tied-k-1",
+    ),
+    pytest.param(
+        lp.ndcg,
+        {"k": 5},
+        [[0, 2, 1]],
+        [[0.1, 0.3, 0.2]],
+        [1.0],
+        id="ndcg-group-shorter-than-k",
+    ),
+    pytest.param(lp.ndcg, {"k": 32}, [FORTY_REL], [FORTY_SCORE], [_ndcg_forty(32)], id="k-32"),
+    pytest.param(lp.ndcg, {"k": 33}, [FORTY_REL], [FORTY_SCORE], [_ndcg_forty(33)], id="k-33"),
+    pytest.param(lp.ndcg, {"k": 40}, [FORTY_REL], [FORTY_SCORE], [_ndcg_forty(40)], id="k-40"),
+]
+
+
+@pytest.mark.parametrize(("metric", "options", "rows_true", "rows_score", "expected"), TOP_K_CASES)
+def test_top_k_rows_hand_case(
+    paths: Any,
+    metric: Any,
+    options: dict[str, Any],
+    rows_true: list[list[Any]],
+    rows_score: list[list[Any]],
+    expected: list[float],
+) -> None:
+    """Tie blocks across k, groups shorter than k, k on both sides of 32: the arithmetic value."""
+    frame = paths.long_frame(rows_true, rows_score)
+    paths.assert_paths(frame, metric, expected, **options)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 32, 33, None])
+def test_long_tied_groups_match_scikit_learn(k: int | None) -> None:
+    """Groups of 150-300 rows with heavy ties: dcg_score and ndcg_score per group, to 1e-12."""
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(150, 300, 12)
+    rel = [rng.integers(0, 4, n).astype(float) for n in lengths]
+    score = [rng.integers(0, 6, n).astype(float) for n in lengths]
+    frame = pl.DataFrame(
+        {
+            "query": np.repeat(np.arange(lengths.size), lengths),
+            "rel": np.concatenate(rel),
+            "score": np.concatenate(score),
+        }
+    ).sample(fraction=1.0, shuffle=True, seed=3)
+    out = frame.group_by("query").agg(
+        lp.ndcg("rel", "score", k=k), lp.dcg("rel", "score", k=k, log_base=3)
+    )
+    got = dict(zip(out["query"], zip(out["ndcg"], out["dcg"], strict=True), strict=True))
+    for q in range(lengths.size):
+        rows = frame.filter(pl.col("query") == q)
+        t, s = rows["rel"].to_numpy()[None, :], rows["score"].to_numpy()[None, :]
+        want = (ndcg_score(t, s, k=k), dcg_score(t, s, k=k, log_base=3))
+        assert got[q] == pytest.approx(want, rel=1e-12, abs=1e-12), (q, got[q], want)
