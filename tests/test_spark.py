@@ -117,7 +117,7 @@ def test_per_group_values_are_bit_identical(spark: Any, metrics: list[str]) -> N
 
 
 @needs_spark
-def test_trec_eval_ties_doc_id_and_judged_counts(spark: Any) -> None:
+def test_trec_eval_ties_item_and_judged_counts(spark: Any) -> None:
     """ties="trec_eval" with a document id, and n_relevant: lp.evaluate's options travel."""
     log = _log(seed=9).with_columns(
         docno=pl.format("d{}", pl.int_range(pl.len()) % 97),
