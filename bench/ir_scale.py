@@ -88,13 +88,13 @@ def main() -> None:
     )
     rows.append(
         (
-            'agg: the same, ties="trec_eval" (doc_id="docno")',
+            'agg: the same, ties="trec_eval" (item="docno")',
             best(
                 lambda: run.group_by("qid").agg(
                     lp.average_precision_at_k(
-                        "rel", "score", k=100, ties="trec_eval", doc_id="docno"
+                        "rel", "score", k=100, ties="trec_eval", item="docno"
                     ),
-                    lp.recall("rel", "score", k=1000, ties="trec_eval", doc_id="docno"),
+                    lp.recall("rel", "score", k=1000, ties="trec_eval", item="docno"),
                 ),
                 args.reps,
             ),

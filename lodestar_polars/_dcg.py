@@ -10,6 +10,7 @@ import polars as pl
 from lodestar_polars._core.dcg import normalized
 from lodestar_polars._core.discount import cut_discount
 from lodestar_polars._core.ir import exponential_gain
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._expr import (
     Check,
     Fields,
@@ -172,7 +173,7 @@ def dcg_metric(
     ignore_ties: bool = False,
     gain: str = "linear",
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     name: str = "dcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`dcg`."""
@@ -180,9 +181,7 @@ def dcg_metric(
     log_base = check_log_base(log_base, "dcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "dcg")
     (g, gain_checks), score = _gain(y_true, gain, "dcg"), as_score(y_score)
-    rule, doc_checks = tie_rule(
-        score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="dcg"
-    )
+    rule, doc_checks = tie_rule(score, ties=ties, item=item, ignore_ties=ignore_ties, caller="dcg")
     value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, ties=rule)
     return Metric(name, value, (*_checks(gain_checks, score), *doc_checks, _document_count_check()))
 
@@ -195,7 +194,7 @@ def ndcg_metric(
     ignore_ties: bool = False,
     gain: str = "linear",
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     judged: IntoExprColumn | None = None,
     name: str = "ndcg",
 ) -> Metric:
@@ -203,9 +202,7 @@ def ndcg_metric(
     k = check_k(k, "ndcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "ndcg")
     (g, gain_checks), score = _gain(y_true, gain, "ndcg"), as_score(y_score)
-    rule, doc_checks = tie_rule(
-        score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="ndcg"
-    )
+    rule, doc_checks = tie_rule(score, ties=ties, item=item, ignore_ties=ignore_ties, caller="ndcg")
     judged_checks: tuple[Check, ...] = ()
     if judged is not None:
         ideal, judged_checks = _judged_ideal(judged, gain, k)
@@ -236,6 +233,7 @@ def ndcg_metric(
     return Metric(name, value, checks)
 
 
+@renamed(doc_id="item")
 def dcg(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
@@ -245,7 +243,7 @@ def dcg(
     ignore_ties: bool = False,
     gain: str = "linear",
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Discounted cumulative gain of one group: scikit-learn's ``dcg_score`` per query.
 
@@ -278,13 +276,14 @@ def dcg(
     ties : {'average', 'trec_eval', 'input'}, default='average'
         How equal scores are ordered.  ``'average'``: over every ordering of
         the tie, in closed form (scikit-learn).  ``'trec_eval'``: by
-        ``doc_id`` descending (byte-wise on its text), as trec_eval breaks
+        ``item`` descending (byte-wise on its text), as trec_eval breaks
         ties.  ``'input'``: in row order, earlier row first.  Cannot be
         combined with ``ignore_ties=True`` (scikit-learn's own rule: the later
         row first).
-    doc_id : str or polars.Expr, default=None
-        Document ids, needed by ``ties='trec_eval'``; a group with a repeated
-        or null id is refused.
+    item : str or polars.Expr, default=None
+        The id of the ranked item (a document), needed by
+        ``ties='trec_eval'``; a group with a repeated or null id is refused.
+        Called ``doc_id`` before 0.2.0 (the old name warns until 0.3.0).
 
     Returns
     -------
@@ -382,10 +381,11 @@ def dcg(
         ignore_ties=ignore_ties,
         gain=gain,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
     ).expr()
 
 
+@renamed(doc_id="item")
 def ndcg(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
@@ -394,7 +394,7 @@ def ndcg(
     ignore_ties: bool = False,
     gain: str = "linear",
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     judged: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Normalized DCG of one group: scikit-learn's ``ndcg_score`` per query.
@@ -427,13 +427,14 @@ def ndcg(
         How equal scores are ordered in the DCG (the ideal needs no rule).
         ``'average'``: over every ordering of the tie, in closed form
         (scikit-learn).  ``'trec_eval'``: by
-        ``doc_id`` descending (byte-wise on its text), as trec_eval breaks
+        ``item`` descending (byte-wise on its text), as trec_eval breaks
         ties.  ``'input'``: in row order, earlier row first.  Cannot be
         combined with ``ignore_ties=True`` (scikit-learn's own rule: the later
         row first).
-    doc_id : str or polars.Expr, default=None
-        Document ids, needed by ``ties='trec_eval'``; a group with a repeated
-        or null id is refused.
+    item : str or polars.Expr, default=None
+        The id of the ranked item (a document), needed by
+        ``ties='trec_eval'``; a group with a repeated or null id is refused.
+        Called ``doc_id`` before 0.2.0 (the old name warns until 0.3.0).
     judged : str or polars.Expr, default=None
         A list column, the same list on every row of a group: the relevance
         of every judged document of the query, retrieved or not (a run joined
@@ -529,6 +530,6 @@ def ndcg(
         ignore_ties=ignore_ties,
         gain=gain,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         judged=judged,
     ).expr()

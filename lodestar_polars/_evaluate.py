@@ -110,8 +110,7 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
                 f"evaluated with ties={roles.ties!r}; the metrics that take one: {takes}"
             )
             raise InvalidParameterError(msg)
-        # the expressions' keyword for the item column is still ``doc_id``
-        extra.update(ties=roles.ties, doc_id=roles.item)
+        extra.update(ties=roles.ties, item=roles.item)
     if roles.n_relevant is not None and spec.judged:
         extra["n_relevant"] = roles.n_relevant
     if roles.judged is not None and spec.judged_ideal:

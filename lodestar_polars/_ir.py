@@ -10,8 +10,8 @@ Each takes ``ties``, the rule for equal scores:
     unless the ``m = k - a`` tied rows that make the cut are all irrelevant,
     with chance ``C(c - r, m) / C(c, m)``.
 ``"trec_eval"``
-    score descending, then document id descending (``doc_id=``, compared as
-    text, byte-wise), trec_eval's order.
+    score descending, then item (document id) descending (``item=``, compared
+    as text, byte-wise), trec_eval's order.
 ``"input"``
     score descending, equal scores in row order (the earlier row first).
 
@@ -38,6 +38,7 @@ from lodestar_polars._core.ir import (
     precision_at,
     ratio_or_zero,
 )
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._expr import (
     MAX_ROWS,
     Check,
@@ -168,14 +169,14 @@ def _ranked(
     y_score: IntoExprColumn,
     *,
     ties: str,
-    doc_id: IntoExprColumn | None,
+    item: IntoExprColumn | None,
     relevance_level: float | None,
     caller: str,
 ) -> _Ranked:
     level = check_real(relevance_level, "relevance_level", caller)
     gain, score = as_float(y_true), as_score(y_score)
     relevant = gain > 0 if level is None else gain >= level
-    rule, doc_checks = tie_rule(score, ties=ties, doc_id=doc_id, caller=caller)
+    rule, doc_checks = tie_rule(score, ties=ties, item=item, caller=caller)
     return _Ranked(relevant, score, rule, (*input_checks(gain, score), *doc_checks))
 
 
@@ -217,7 +218,7 @@ def precision_metric(
     *,
     k: int | None = None,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     name: str = "precision",
 ) -> Metric:
@@ -227,7 +228,7 @@ def precision_metric(
         y_true,
         y_score,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         relevance_level=relevance_level,
         caller="precision",
     )
@@ -243,7 +244,7 @@ def recall_metric(
     *,
     k: int | None = None,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
     name: str = "recall",
@@ -251,7 +252,7 @@ def recall_metric(
     """The :class:`Metric` behind :func:`recall`."""
     k = check_k(k, "recall")
     r = _ranked(
-        y_true, y_score, ties=ties, doc_id=doc_id, relevance_level=relevance_level, caller="recall"
+        y_true, y_score, ties=ties, item=item, relevance_level=relevance_level, caller="recall"
     )
     n, checks = _n_relevant(r, n_relevant)
     return Metric(name, ratio_or_zero(r.hits(k), n), (*r.checks, *checks))
@@ -263,7 +264,7 @@ def hit_rate_metric(
     *,
     k: int,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     name: str = "hit_rate",
 ) -> Metric:
@@ -273,7 +274,7 @@ def hit_rate_metric(
         y_true,
         y_score,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         relevance_level=relevance_level,
         caller="hit_rate",
     )
@@ -285,7 +286,7 @@ def r_precision_metric(
     y_score: IntoExprColumn,
     *,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
     name: str = "r_precision",
@@ -295,7 +296,7 @@ def r_precision_metric(
         y_true,
         y_score,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         relevance_level=relevance_level,
         caller="r_precision",
     )
@@ -310,7 +311,7 @@ def average_precision_at_k_metric(
     k: int | None,
     denominator: str = "relevant",
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
     name: str = "average_precision_at_k",
@@ -320,7 +321,7 @@ def average_precision_at_k_metric(
     k = check_k(k, caller)
     check_option(denominator, "denominator", caller, DENOMINATORS)
     r = _ranked(
-        y_true, y_score, ties=ties, doc_id=doc_id, relevance_level=relevance_level, caller=caller
+        y_true, y_score, ties=ties, item=item, relevance_level=relevance_level, caller=caller
     )
     n, checks = _n_relevant(r, n_relevant)
     if denominator == "min_k" and k is not None:
@@ -329,6 +330,7 @@ def average_precision_at_k_metric(
     return Metric(name, value, (*r.checks, *checks))
 
 
+@renamed(doc_id="item")
 def average_precision_at_k(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
@@ -336,7 +338,7 @@ def average_precision_at_k(
     k: int | None,
     denominator: str = "relevant",
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
 ) -> pl.Expr:
@@ -353,7 +355,7 @@ def average_precision_at_k(
 
     Parameters
     ----------
-    y_true, y_score, doc_id, relevance_level
+    y_true, y_score, item, relevance_level
         As in :func:`precision`: a row is relevant when ``y_true > 0`` (or at
         least ``relevance_level``); graded relevance is read as relevant or not.
     k : int or None
@@ -363,7 +365,7 @@ def average_precision_at_k(
         ``D``: the number of relevant documents, or ``min(that, k)``.
     ties : {'average', 'trec_eval', 'input'}, default='average'
         ``'average'``: the expectation over every ordering of each tie group,
-        exact and in closed form (see Notes); ``'trec_eval'``: ``doc_id``
+        exact and in closed form (see Notes); ``'trec_eval'``: ``item``
         descending; ``'input'``: row order.
     n_relevant : column name or expression, default=None
         The number of relevant documents of the group (one value per group),
@@ -379,7 +381,7 @@ def average_precision_at_k(
     ------
     InvalidParameterError
         A ``k`` below 1, an unknown ``denominator`` or ``ties``,
-        ``ties='trec_eval'`` without ``doc_id``.
+        ``ties='trec_eval'`` without ``item``.
 
     See Also
     --------
@@ -436,7 +438,7 @@ def average_precision_at_k(
     >>> tie.select(
     ...     average=lp.average_precision_at_k("rel", "score", k=None),
     ...     trec_eval=lp.average_precision_at_k(
-    ...         "rel", "score", k=None, ties="trec_eval", doc_id="doc"
+    ...         "rel", "score", k=None, ties="trec_eval", item="doc"
     ...     ),
     ...     input=lp.average_precision_at_k("rel", "score", k=None, ties="input"),
     ... )
@@ -455,19 +457,20 @@ def average_precision_at_k(
         k=k,
         denominator=denominator,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         relevance_level=relevance_level,
         n_relevant=n_relevant,
     ).expr()
 
 
+@renamed(doc_id="item")
 def precision(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
     k: int | None = None,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
 ) -> pl.Expr:
     r"""Precision at ``k`` of one group: relevant rows in the top ``k``, over ``k``.
@@ -488,10 +491,12 @@ def precision(
     ties : {'average', 'trec_eval', 'input'}, default='average'
         Equal scores: ``'average'`` is the expectation over their orderings
         (a tie straddling ``k`` contributes ``r * (k - a) / c`` relevant rows),
-        ``'trec_eval'`` ranks them by ``doc_id`` descending, ``'input'`` in
+        ``'trec_eval'`` ranks them by ``item`` descending, ``'input'`` in
         row order.
-    doc_id : column name or expression, default=None
-        Document ids, compared as text; needed by ``ties='trec_eval'``.
+    item : column name or expression, default=None
+        The id of the ranked item (a document), compared as text; needed by
+        ``ties='trec_eval'``.  Called ``doc_id`` before 0.2.0 (the old name
+        warns until 0.3.0).
     relevance_level : float, default=None
         A row is relevant when ``y_true >= relevance_level`` (trec_eval ``-l``).
 
@@ -503,7 +508,7 @@ def precision(
     Raises
     ------
     InvalidParameterError
-        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``doc_id``.
+        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``item``.
 
     See Also
     --------
@@ -514,7 +519,7 @@ def precision(
     -----
     Precision does not see the order inside the top ``k``.  A group is
     refused (null) when empty, or with a null, NaN or infinite value, or
-    (``ties='trec_eval'``) a repeated or null ``doc_id``.
+    (``ties='trec_eval'``) a repeated or null ``item``.
 
     Examples
     --------
@@ -549,7 +554,7 @@ def precision(
     >>> tie = pl.DataFrame({"rel": [0, 1, 0, 0], "score": [1.0] * 4, "doc": list("abcd")})
     >>> tie.select(
     ...     average=precision("rel", "score", k=2),
-    ...     trec_eval=precision("rel", "score", k=2, ties="trec_eval", doc_id="doc"),
+    ...     trec_eval=precision("rel", "score", k=2, ties="trec_eval", item="doc"),
     ...     input=precision("rel", "score", k=2, ties="input"),
     ... )
     shape: (1, 3)
@@ -562,17 +567,18 @@ def precision(
     └─────────┴───────────┴───────┘
     """
     return precision_metric(
-        y_true, y_score, k=k, ties=ties, doc_id=doc_id, relevance_level=relevance_level
+        y_true, y_score, k=k, ties=ties, item=item, relevance_level=relevance_level
     ).expr()
 
 
+@renamed(doc_id="item")
 def recall(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
     k: int | None = None,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
 ) -> pl.Expr:
@@ -582,7 +588,7 @@ def recall(
 
     Parameters
     ----------
-    y_true, y_score, ties, doc_id, relevance_level
+    y_true, y_score, ties, item, relevance_level
         As in :func:`precision`.
     k : int, default=None
         The cutoff; ``None``: the whole group.
@@ -631,26 +637,27 @@ def recall(
         y_score,
         k=k,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         relevance_level=relevance_level,
         n_relevant=n_relevant,
     ).expr()
 
 
+@renamed(doc_id="item")
 def hit_rate(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
     k: int,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
 ) -> pl.Expr:
     r"""Hit rate (trec_eval's success) at ``k``: 1 when a relevant row is in the top ``k``.
 
     Parameters
     ----------
-    y_true, y_score, ties, doc_id, relevance_level
+    y_true, y_score, ties, item, relevance_level
         As in :func:`precision`.
     k : int
         The cutoff.
@@ -690,16 +697,17 @@ def hit_rate(
     └──────────┘
     """
     return hit_rate_metric(
-        y_true, y_score, k=k, ties=ties, doc_id=doc_id, relevance_level=relevance_level
+        y_true, y_score, k=k, ties=ties, item=item, relevance_level=relevance_level
     ).expr()
 
 
+@renamed(doc_id="item")
 def r_precision(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
 ) -> pl.Expr:
@@ -709,7 +717,7 @@ def r_precision(
 
     Parameters
     ----------
-    y_true, y_score, ties, doc_id, relevance_level
+    y_true, y_score, ties, item, relevance_level
         As in :func:`precision`.
     n_relevant : column name or expression, default=None
         ``R`` from the judgments (one value per group); default: the group's
@@ -744,7 +752,7 @@ def r_precision(
         y_true,
         y_score,
         ties=ties,
-        doc_id=doc_id,
+        item=item,
         relevance_level=relevance_level,
         n_relevant=n_relevant,
     ).expr()

@@ -10,6 +10,7 @@ from lodestar_polars._core.reciprocal_rank import (
     first_term,
     term_ratio,
 )
+from lodestar_polars._deprecation import renamed
 from lodestar_polars._expr import Metric, as_float, as_score, input_checks
 from lodestar_polars._ties import later_row_first, tie_rule
 from lodestar_polars._validation import check_bool, check_k
@@ -136,7 +137,7 @@ def reciprocal_rank_metric(
     k: int | None = None,
     ignore_ties: bool = False,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
     name: str = "reciprocal_rank",
 ) -> Metric:
     """The :class:`Metric` behind :func:`reciprocal_rank`."""
@@ -144,7 +145,7 @@ def reciprocal_rank_metric(
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "reciprocal_rank")
     gain, score = as_float(y_true), as_score(y_score)
     rule, doc_checks = tie_rule(
-        score, ties=ties, doc_id=doc_id, ignore_ties=ignore_ties, caller="reciprocal_rank"
+        score, ties=ties, item=item, ignore_ties=ignore_ties, caller="reciprocal_rank"
     )
     relevant = gain > 0
     if ignore_ties or not rule.averaged:
@@ -157,6 +158,7 @@ def reciprocal_rank_metric(
     return Metric(name, value, (*input_checks(gain, score), *doc_checks))
 
 
+@renamed(doc_id="item")
 def reciprocal_rank(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
@@ -164,7 +166,7 @@ def reciprocal_rank(
     k: int | None = None,
     ignore_ties: bool = False,
     ties: str = "average",
-    doc_id: IntoExprColumn | None = None,
+    item: IntoExprColumn | None = None,
 ) -> pl.Expr:
     r"""Reciprocal rank of the first relevant row of one group; its mean is MRR.
 
@@ -187,11 +189,13 @@ def reciprocal_rank(
         Rank equal scores with the later row first instead of averaging.
     ties : {'average', 'trec_eval', 'input'}, default='average'
         How equal scores are ordered: ``'average'``, the exact expectation
-        over the orderings of the tie (below); ``'trec_eval'``, by ``doc_id``
+        over the orderings of the tie (below); ``'trec_eval'``, by ``item``
         descending, as trec_eval; ``'input'``, in row order.  Cannot be
         combined with ``ignore_ties=True``.
-    doc_id : str or polars.Expr, default=None
-        Document ids, needed by ``ties='trec_eval'``.
+    item : str or polars.Expr, default=None
+        The id of the ranked item (a document), needed by
+        ``ties='trec_eval'``.  Called ``doc_id`` before 0.2.0 (the old name
+        warns until 0.3.0).
 
     Returns
     -------
@@ -249,5 +253,5 @@ def reciprocal_rank(
     with equal chance, so ``(1 + 1/2) / 2 = 0.75``.
     """
     return reciprocal_rank_metric(
-        y_true, y_score, k=k, ignore_ties=ignore_ties, ties=ties, doc_id=doc_id
+        y_true, y_score, k=k, ignore_ties=ignore_ties, ties=ties, item=item
     ).expr()

@@ -363,7 +363,7 @@ class MetricSpec:
     """The trec_eval measures this metric is (``map`` and ``map_cut``), each with
     its core over judged runs: :mod:`lodestar_polars.trec` reads them from here."""
     ties: bool = False
-    """Whether the metric takes a tie rule (``ties=``, ``doc_id=``) other than averaging."""
+    """Whether the metric takes a tie rule (``ties=``, ``item=``) other than averaging."""
     judged: bool = False
     """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
     judged_ideal: bool = False

@@ -56,11 +56,11 @@ def later_row_first_position(score: pl.Expr) -> pl.Expr:
 
 @dataclass(frozen=True)
 class Ties:
-    """A tie rule with what it reads: the score and, for ``"trec_eval"``, the document id."""
+    """A tie rule with what it reads: the score and, for ``"trec_eval"``, the item id."""
 
     rule: TieRule
     score: pl.Expr
-    doc_id: pl.Expr | None = None
+    item: pl.Expr | None = None
 
     @property
     def averaged(self) -> bool:
@@ -73,8 +73,8 @@ class Ties:
         trec_eval: score descending, then document id descending; input: score
         descending, then row order (a stable sort: no row-index key to build).
         """
-        if self.rule == "trec_eval" and self.doc_id is not None:
-            return values.sort_by([self.score, self.doc_id], descending=[True, True])
+        if self.rule == "trec_eval" and self.item is not None:
+            return values.sort_by([self.score, self.item], descending=[True, True])
         return values.sort_by(self.score, descending=True, maintain_order=True)
 
 
@@ -82,18 +82,18 @@ def tie_rule(
     score: pl.Expr,
     *,
     ties: object,
-    doc_id: IntoExprColumn | None,
+    item: IntoExprColumn | None,
     caller: str,
     ignore_ties: bool = False,
 ) -> tuple[Ties, tuple[Check, ...]]:
-    """The tie rule ``ties`` over ``score``, with the rules a group's document ids must pass.
+    """The tie rule ``ties`` over ``score``, with the rules a group's item ids must pass.
 
     ``ignore_ties`` (scikit-learn's flag: equal scores, the later row first) is
     a tie rule of its own, so it cannot be combined with another ``ties``.
     """
     rule: TieRule = check_option(ties, "ties", caller, TIES)  # type: ignore[assignment]
-    if rule == "trec_eval" and doc_id is None:
-        msg = f"{caller}(ties='trec_eval') needs `doc_id=`: trec_eval breaks ties by document id"
+    if rule == "trec_eval" and item is None:
+        msg = f"{caller}(ties='trec_eval') needs `item=`: trec_eval breaks ties by document id"
         raise InvalidParameterError(msg)
     if ignore_ties and rule != "average":
         msg = (
@@ -101,14 +101,14 @@ def tie_rule(
             f"row first) and cannot be combined with ties={rule!r}"
         )
         raise InvalidParameterError(msg)
-    if rule != "trec_eval" or doc_id is None:
+    if rule != "trec_eval" or item is None:
         return Ties(rule, score), ()
-    doc = parse_into_expr(doc_id).cast(pl.String)
+    doc = parse_into_expr(item).cast(pl.String)
     checks = (
         Check(
             doc.is_duplicated().any(),
-            pl.format("doc_id {} repeats in the group.", doc.filter(doc.is_duplicated()).first()),
+            pl.format("item {} repeats in the group.", doc.filter(doc.is_duplicated()).first()),
         ),
-        Check.any_row(doc.is_null(), pl.lit("Input doc_id contains null.")),
+        Check.any_row(doc.is_null(), pl.lit("Input item contains null.")),
     )
     return Ties(rule, score, doc), checks

@@ -108,14 +108,14 @@ def reduce_chunk(
     y_score: str,
     weight: str | None = None,
     ties: TieRule = "average",
-    doc_id: str | None = None,
+    item: str | None = None,
 ) -> pl.DataFrame:
     """Stage 1 on one chunk of rows: the rows that can matter, and the chunk's relevant count.
 
     Returns the frame's kept rows (all its columns) and :data:`RELEVANT`.
     """
     keys = list(by)
-    roles = _Roles(keys, y_true, y_score, weight, doc_id, None, ties)
+    roles = _Roles(keys, y_true, y_score, weight, item, None, ties)
     k = cutoff(metrics)
     flags = [
         check.row
@@ -145,7 +145,7 @@ def evaluate_reduced(
     y_score: str,
     weight: str | None = None,
     ties: TieRule = "average",
-    doc_id: str | None = None,
+    item: str | None = None,
     strict: bool = False,
 ) -> pl.DataFrame:
     """Stage 2: the per-group values from every chunk's kept rows (:func:`reduce_chunk`)."""
@@ -162,7 +162,7 @@ def evaluate_reduced(
         y_score=y_score,
         weight=weight,
         ties=ties,
-        item=doc_id,
+        item=item,
         n_relevant=_TOTAL if counted else None,
         strict=strict,
     )

@@ -155,7 +155,7 @@ def _chunk_reducer(
     The partition's batches are reduced about ``chunk_rows`` rows at a time,
     so a task holds that many rows whatever the size of its partition.
     """
-    ties, doc_id = options["ties"], options.get("item")
+    ties, item = options["ties"], options.get("item")
 
     def reduce_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -180,7 +180,7 @@ def _chunk_reducer(
                 y_score=y_score,
                 weight=weight,
                 ties=ties,
-                doc_id=doc_id,
+                item=item,
             )
             yield from kept.to_arrow().cast(schema).to_batches()
 
@@ -208,7 +208,7 @@ def _reduced_evaluator(
     schema: pa.Schema,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """Stage 2 of a split group: its values from every partition's kept rows."""
-    ties, doc_id = options["ties"], options.get("item")
+    ties, item = options["ties"], options.get("item")
 
     def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import sys
@@ -237,7 +237,7 @@ def _reduced_evaluator(
             y_score=y_score,
             weight=weight,
             ties=ties,
-            doc_id=doc_id,
+            item=item,
         )
         yield from result.to_arrow().cast(schema).to_batches()
 

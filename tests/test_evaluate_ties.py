@@ -54,15 +54,12 @@ EXPRESSIONS: dict[str, Any] = {
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_tie_rule_equals_the_expressions(ties: str, seed: int) -> None:
     log = _random_log(seed)
-    kw: dict[str, Any] = {"ties": ties}  # the expressions' keywords
-    item: dict[str, Any] = {}  # lp.evaluate's
+    kw: dict[str, Any] = {"ties": ties}  # the expressions' and lp.evaluate's keywords
     if ties == "trec_eval":
-        kw["doc_id"], item["item"] = "doc", "doc"
+        kw["item"] = "doc"
         log = log.unique(["q", "doc"], keep="first", maintain_order=True)
     names = list(EXPRESSIONS)
-    got = lp.evaluate(
-        log, names, by="q", y_true="rel", y_score="s", n_relevant="n", ties=ties, **item
-    )
+    got = lp.evaluate(log, names, by="q", y_true="rel", y_score="s", n_relevant="n", **kw)
     want = log.group_by("q").agg(EXPRESSIONS[n](kw).alias(n) for n in names).sort("q")
     for name in names:
         np.testing.assert_allclose(got[name], want[name], rtol=1e-12, atol=1e-15, err_msg=name)
@@ -197,8 +194,8 @@ def test_judged_ideal_gives_trec_eval_s_ndcg() -> None:
     """With the judged relevances as ideal, NDCG is trec_eval's ndcg and ndcg_cut."""
     log = _joined_log()
     exprs = log.group_by("qid").agg(
-        cut=lp.ndcg("rel", "score", k=10, ties="trec_eval", doc_id="docno", judged="judged"),
-        full=lp.ndcg("rel", "score", ties="trec_eval", doc_id="docno", judged="judged"),
+        cut=lp.ndcg("rel", "score", k=10, ties="trec_eval", item="docno", judged="judged"),
+        full=lp.ndcg("rel", "score", ties="trec_eval", item="docno", judged="judged"),
     )
     exprs = exprs.sort("qid")
     got = lp.evaluate(

@@ -176,7 +176,7 @@ def test_tie_policies_differ_as_stated() -> None:
     # trec_eval: c, b, a (doc id descending); input: a, b, c; average: 1/3 each position
     got = df.select(
         avg=hit_rate("rel", "score", k=1),
-        trec=hit_rate("rel", "score", k=1, ties="trec_eval", doc_id="doc"),
+        trec=hit_rate("rel", "score", k=1, ties="trec_eval", item="doc"),
         inp=hit_rate("rel", "score", k=1, ties="input"),
     ).row(0)
     assert got == pytest.approx((1 / 3, 0.0, 1.0))
@@ -232,7 +232,7 @@ def test_joined_with_qrels_and_n_relevant_is_trec_eval() -> None:
         .join(judged, on="qid")
         .collect()
     )
-    opts = {"ties": "trec_eval", "doc_id": "docno"}
+    opts = {"ties": "trec_eval", "item": "docno"}
     ours = (
         long.group_by("qid")
         .agg(
@@ -302,11 +302,11 @@ def test_refused_groups_and_bad_options() -> None:
     )
     out = df.group_by("q", maintain_order=True).agg(
         r=recall("rel", "score", n_relevant="n"),
-        p=precision("rel", "score", k=1, ties="trec_eval", doc_id="doc"),
+        p=precision("rel", "score", k=1, ties="trec_eval", item="doc"),
     )
     assert out["r"].to_list() == [None, None]  # NaN score; n_relevant below the relevant rows
     assert out["p"].to_list() == [None, 1.0]  # group 1: doc 'a' twice (and a NaN)
-    with pytest.raises(lp.InvalidParameterError, match="needs `doc_id=`"):
+    with pytest.raises(lp.InvalidParameterError, match="needs `item=`"):
         precision("rel", "score", ties="trec_eval")
     with pytest.raises(lp.InvalidParameterError, match="The 'ties' parameter of recall"):
         recall("rel", "score", ties="random")
@@ -320,7 +320,7 @@ def test_refused_groups_and_bad_options() -> None:
         average_precision_at_k("rel", "score", k=3, denominator="k")
     with pytest.raises(TypeError, match="k"):
         average_precision_at_k("rel", "score")  # type: ignore[call-arg]
-    with pytest.raises(lp.InvalidParameterError, match="needs `doc_id=`"):
+    with pytest.raises(lp.InvalidParameterError, match="needs `item=`"):
         average_precision_at_k("rel", "score", k=3, ties="trec_eval")
 
 

@@ -33,21 +33,22 @@ OLD_NAMES = frozenset(
     {"truth", "score", "query", "doc_id", "average_over", "y_proba", "rel", "relevance"}
 )
 
-#: the one table of functions that still carry an old name, and why; each entry is
-#: checked to still carry it, so this test fails (and the entry goes) once it is renamed
-NOT_YET_RENAMED: dict[str, tuple[frozenset[str], str]] = {
-    name: (frozenset({"doc_id"}), "renamed with the expression modules")
-    for name in (
-        "average_precision_at_k",
-        "dcg",
-        "hit_rate",
-        "ndcg",
-        "precision",
-        "r_precision",
-        "recall",
-        "reciprocal_rank",
-    )
-}
+#: the one table of functions that still carry an old name, and why (empty: every
+#: function is renamed); the table must be exact, so an entry goes once it is renamed and
+#: a function that takes an old name again fails until it is renamed (or listed, with why)
+NOT_YET_RENAMED: dict[str, tuple[frozenset[str], str]] = {}
+
+#: the expressions whose ``doc_id`` (the tie-break id of ``ties="trec_eval"``) became ``item``
+RENAMED_EXPRESSIONS = (
+    "average_precision_at_k",
+    "dcg",
+    "hit_rate",
+    "ndcg",
+    "precision",
+    "r_precision",
+    "recall",
+    "reciprocal_rank",
+)
 
 #: parameters that may come positionally: the data, then the column roles
 DATA = frozenset({"frame", "per_query", "scores", "payload"})
@@ -78,7 +79,7 @@ PUBLIC = _public_functions()
 
 def test_the_walk_sees_the_functions() -> None:
     """The walk is not empty, and sees the functions the tables below name."""
-    named = {*NOT_YET_RENAMED, *POSITIONAL_BY_FUNCTION, *FRAME_FUNCTIONS}
+    named = {*NOT_YET_RENAMED, *RENAMED_EXPRESSIONS, *POSITIONAL_BY_FUNCTION, *FRAME_FUNCTIONS}
     assert named <= set(PUBLIC), sorted(named - set(PUBLIC))
     assert len(PUBLIC) >= 25
 
@@ -99,15 +100,33 @@ def test_no_parameter_has_an_old_role_name(name: str) -> None:
         assert new in parameters, f"lp.{name}: {old!r} is renamed to {new!r}, not a parameter"
 
 
-@pytest.mark.parametrize("name", sorted(NOT_YET_RENAMED))
-def test_functions_not_yet_renamed_still_carry_the_old_name(name: str) -> None:
-    """The exceptions table is exact: once a function is renamed, its entry must go."""
-    old, reason = NOT_YET_RENAMED[name]
-    parameters = set(inspect.signature(getattr(lp, name)).parameters)
-    assert old <= parameters, (
-        f"lp.{name} no longer takes {sorted(old - parameters)} ({reason}): remove it from "
-        "NOT_YET_RENAMED"
+def test_the_exceptions_table_is_exact() -> None:
+    """``NOT_YET_RENAMED`` lists exactly the functions that carry an old name, and which.
+
+    Once a function is renamed its entry must go; with the table empty, no public
+    function may take an old role name at all.
+    """
+    carried = {
+        name: frozenset(inspect.signature(getattr(lp, name)).parameters) & OLD_NAMES
+        for name in PUBLIC
+    }
+    carried = {name: old for name, old in carried.items() if old}
+    listed = {name: old for name, (old, _) in NOT_YET_RENAMED.items()}
+    assert carried == listed, (
+        f"functions with old role names {carried} differ from NOT_YET_RENAMED {listed}: "
+        "rename them with @renamed (lodestar_polars._deprecation), then drop their entries"
     )
+
+
+@pytest.mark.parametrize("name", RENAMED_EXPRESSIONS)
+def test_the_expressions_take_item_and_rename_doc_id(name: str) -> None:
+    """The tie-break id is ``item``; ``doc_id`` lives only in the decorator's ``__renamed__``."""
+    function = getattr(lp, name)
+    parameters = inspect.signature(function).parameters
+    assert "item" in parameters
+    assert parameters["item"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["item"].default is None
+    assert getattr(function, "__renamed__", {}) == {"doc_id": "item"}
 
 
 @pytest.mark.parametrize("name", PUBLIC)

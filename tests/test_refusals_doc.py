@@ -100,6 +100,16 @@ CASES: dict[str, Callable[[], str]] = {
             layout="grouped",
         ).collect()
     ),
+    "item repeats": lambda: _reason(
+        ndcg_metric("rel", "s", ties="trec_eval", item="doc"), F.with_columns(doc=pl.lit("d1"))
+    ),
+    "item null": lambda: _reason(
+        ndcg_metric("rel", "s", ties="trec_eval", item="doc"),
+        F.with_columns(doc=pl.Series([None, "d2"], dtype=pl.String)),
+    ),
+    "trec_eval without item (expression)": lambda: _raised(
+        lambda: lp.ndcg("rel", "s", ties="trec_eval")
+    ),
     "trec_eval without item": lambda: _raised(
         lambda: lp.evaluate(F, ["rr"], by="q", y_true="rel", y_score="s", ties="trec_eval")
     ),

@@ -9,7 +9,6 @@ the main CI run sets it, a missing pyspark or Java fails them instead.
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import math
 import os
 import re
@@ -85,13 +84,6 @@ def _log(seed: int, groups: int = 120, rows: int = 1500) -> pl.DataFrame:
     )
 
 
-def _for_lp(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """spark.evaluate's keywords for lp.evaluate: ``item`` under the name lp.evaluate reads."""
-    if "item" in inspect.signature(lp.evaluate).parameters:
-        return kwargs
-    return {("doc_id" if k == "item" else k): v for k, v in kwargs.items()}
-
-
 def _collect(sdf: Any, keys: list[str]) -> pl.DataFrame:
     frame = pl.from_arrow(sdf.toArrow())
     assert isinstance(frame, pl.DataFrame)
@@ -125,7 +117,7 @@ def test_per_group_values_are_bit_identical(spark: Any, metrics: list[str]) -> N
 
 
 @needs_spark
-def test_trec_eval_ties_doc_id_and_judged_counts(spark: Any) -> None:
+def test_trec_eval_ties_item_and_judged_counts(spark: Any) -> None:
     """ties="trec_eval" with a document id, and n_relevant: lp.evaluate's options travel."""
     log = _log(seed=9).with_columns(
         docno=pl.format("d{}", pl.int_range(pl.len()) % 97),
@@ -143,7 +135,7 @@ def test_trec_eval_ties_doc_id_and_judged_counts(spark: Any) -> None:
         "strict": False,
     }
     got = _collect(lps.evaluate(sdf, metrics, num_partitions=3, **kwargs), ["query"])
-    expected = lp.evaluate(log, metrics, **_for_lp(kwargs))
+    expected = lp.evaluate(log, metrics, **kwargs)
     assert got.equals(expected)
     averaged = lp.evaluate(log, metrics, by="query", y_true="rel", y_score="score", strict=False)
     assert not got.equals(averaged)  # the options did change the numbers
@@ -437,7 +429,7 @@ def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties:
         "item": "docno" if ties == "trec_eval" else None,
     }
     got = _collect(lps.evaluate(sdf, metrics, large_group_rows=1000, **kwargs), ["query"])
-    expected = lp.evaluate(log, metrics, **_for_lp(kwargs))
+    expected = lp.evaluate(log, metrics, **kwargs)
     assert got.schema == expected.schema
     assert got.select("query", "w").equals(expected.select("query", "w"))
     for name in metrics:  # the split query's values within rounding, the others identical
@@ -445,7 +437,7 @@ def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties:
     small = pl.col("query") != "q00"
     assert got.filter(small).equals(expected.filter(small))
     means = lps.evaluate(sdf, metrics, large_group_rows=1000, mean=True, **kwargs).toArrow()
-    expected_means = lp.evaluate(log, metrics, mean=True, **_for_lp(kwargs))
+    expected_means = lp.evaluate(log, metrics, mean=True, **kwargs)
     for name in metrics:
         assert math.isclose(means[name][0].as_py(), expected_means[name].item(), rel_tol=1e-12)
 

@@ -68,9 +68,8 @@ def test_split_groups_equal_whole_groups(seed: int, ties: str) -> None:
         }
     )
     kw: dict[str, Any] = {"by": ["q"], "y_true": "rel", "y_score": "score", "weight": "w"}
-    kw |= {"ties": ties, "doc_id": "doc" if ties == "trec_eval" else None}
-    item = {("item" if k == "doc_id" else k): v for k, v in kw.items()}  # lp.evaluate's name
-    expected = lp.evaluate(frame, METRICS, **item)
+    kw |= {"ties": ties, "item": "doc" if ties == "trec_eval" else None}
+    expected = lp.evaluate(frame, METRICS, **kw)
     got = _split(frame, int(rng.integers(1, 9)), seed, **kw)
     assert got.select("q", "w").equals(expected.select("q", "w"))
     for name in METRICS:

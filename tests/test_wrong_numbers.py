@@ -93,7 +93,7 @@ PERFECT: dict[str, Callable[[], pl.Expr]] = {
     "ndcg": lambda: lp.ndcg("t", "s"),
     "dcg": lambda: lp.dcg("t", "s"),
     "dcg_ignore_ties": lambda: lp.dcg("t", "s", ignore_ties=True),
-    "ndcg_trec": lambda: lp.ndcg("t", "s", ties="trec_eval", doc_id="doc"),
+    "ndcg_trec": lambda: lp.ndcg("t", "s", ties="trec_eval", item="doc"),
     "reciprocal_rank": lambda: lp.reciprocal_rank("t", "s"),
     "rr_k1": lambda: lp.reciprocal_rank("t", "s", k=1),
     "rr_k40": lambda: lp.reciprocal_rank("t", "s", k=40),
