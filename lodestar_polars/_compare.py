@@ -535,7 +535,8 @@ def _check_finite(full: pl.DataFrame, query: list[str], metrics: list[str]) -> N
 
 def _check_unique_queries(full: pl.DataFrame, query: list[str]) -> None:
     if full.select(_key(query).is_duplicated().over(_RUN).any()).item():
-        dup = full.group_by([_RUN, *query]).len().filter(pl.col("len") > 1)
+        # in the order the rows come (the first run listed first, its queries as they appear)
+        dup = full.group_by([_RUN, *query], maintain_order=True).len().filter(pl.col("len") > 1)
         r = dup[_RUN][0]
         msg = (
             f"run {r!r} lists {dup.filter(pl.col(_RUN) == r).height} query(ies) more than "
