@@ -13,7 +13,7 @@ table.  The arithmetic is :mod:`lodestar_polars._core.calibration`'s.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, TypeVar, get_args
+from typing import Literal, TypeVar, cast, get_args
 
 import polars as pl
 
@@ -762,4 +762,4 @@ def calibration_curve(
         )
         .sort(*keys, "bin")
     )
-    return give_back(curve, lazy=was_lazy)
+    return cast("FrameT", give_back(curve, lazy=was_lazy))

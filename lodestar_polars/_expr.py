@@ -114,7 +114,8 @@ class Metric:
         out: Any = pl.when(self.checks[0].refused).then(self.checks[0].message)
         for check in self.checks[1:]:
             out = out.when(check.refused).then(check.message)
-        return out.otherwise(pl.lit(None, dtype=pl.String))
+        reason: pl.Expr = out.otherwise(pl.lit(None, dtype=pl.String))
+        return reason
 
 
 def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:

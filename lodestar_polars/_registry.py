@@ -212,7 +212,8 @@ def _positive(g: np.ndarray) -> np.ndarray:
 
 
 def _true(g: np.ndarray) -> np.ndarray:
-    return g == 1.0
+    true: np.ndarray = g == 1.0
+    return true
 
 
 def _exponential(g: np.ndarray) -> np.ndarray:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import polars as pl
 
@@ -208,4 +208,4 @@ def top_k(
         .filter(pl.col("rank") <= kk)
         .drop(key)
     )
-    return give_back(ranked, lazy=was_lazy)
+    return cast("FrameT", give_back(ranked, lazy=was_lazy))

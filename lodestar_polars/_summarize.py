@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import polars as pl
 
@@ -201,7 +201,7 @@ def summarize(
         pl.col("queries").fill_null(0),
         pl.col("users").fill_null(0),
     )
-    return give_back(result, lazy=lazy)
+    return cast("FrameT", give_back(result, lazy=lazy))
 
 
 def _in_order(value: pl.Expr) -> pl.Expr:

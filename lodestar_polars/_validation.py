@@ -28,7 +28,8 @@ def check_int(
     if value is None and allow_none:
         return None
     if _is_int(value) and int(value) >= low:  # type: ignore[call-overload]
-        return int(value)  # type: ignore[call-overload]
+        number: int = int(value)  # type: ignore[call-overload]
+        return number
     rule = f"an int in the range [{low}, inf)" + (" or None" if allow_none else "")
     msg = f"The {name!r} parameter of {caller} must be {rule}. Got {value!r} instead."
     raise InvalidParameterError(msg)

@@ -279,13 +279,14 @@ def _binary_average_precision(
 
 def _sequential_sum(values: np.ndarray) -> np.float64:
     """``0.0 + v[0] + v[1] + ...`` in this order (``np.sum`` would pair the terms)."""
-    return np.cumsum(np.concatenate(([0.0], values)))[-1]
+    return np.float64(np.cumsum(np.concatenate(([0.0], values)))[-1])
 
 
 def _label_binarize(y_true: Any, classes: np.ndarray) -> np.ndarray:
     """One-hot ``int`` matrix of a multiclass target over ``classes`` (sorted)."""
     y = np.asarray(y_true).reshape(-1)
-    return (y[:, np.newaxis] == classes[np.newaxis, :]).astype(np.int64)
+    onehot: np.ndarray = (y[:, np.newaxis] == classes[np.newaxis, :]).astype(np.int64)
+    return onehot
 
 
 def _multilabel_average_precision(
