@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import numbers
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ import polars as pl
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._deprecation import renamed
+from lodestar_polars._partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._registry import report_metrics
 from lodestar_polars._serving import (
     check_frame,
@@ -1255,6 +1257,24 @@ def _check_domain(
         raise ValueError(msg)
 
 
+DEFAULT_PART_ROWS = 5_000_000
+"""A ``LazyFrame`` of more rows is graded in parts (``lp.evaluate``'s ``DEFAULT_BATCH_ROWS``)."""
+
+
+def _fit_lazy(
+    lazy: pl.LazyFrame, keys: list[str], item: str, score: str, truth: str, mp: str
+) -> Any:
+    """The comparability state fitted on a ``LazyFrame``, its truths as :func:`_grade` reads them."""
+    from lodestar_polars._comparability import fit_comparability
+
+    flag = pl.col(truth).cast(pl.Boolean)
+    if mp == "first":  # the first positive of each list, in input order
+        flag = flag & (flag.cast(pl.Int64).cum_sum().over(keys) == 1)
+    return fit_comparability(
+        lazy.with_columns(flag.alias(_TRUTH)), by=keys, item=item, y_score=score, y_true=_TRUTH
+    )
+
+
 def _objective_alphas() -> Mapping[str, float]:
     from lodestar_polars._comparability import OBJECTIVE_ALPHA
 
@@ -1290,6 +1310,9 @@ def ranking_report(
     percentile: bool = False,
     state: Any = None,
     engine: Engine = "auto",
+    batch_rows: int | None = None,
+    layout: Layout = "auto",
+    temp_dir: str | os.PathLike[str] | None = None,
 ) -> RankingReport:
     r"""The recommendation ranking report: micro and macro families, baseline, bootstrap verdict.
 
@@ -1355,7 +1378,22 @@ def ranking_report(
         :meth:`~lodestar_polars.ComparabilityState.load`); without one the
         blocks that need it fit it on ``scores`` and ``y_true``.
     engine : {'auto', 'in-memory', 'streaming'}, default='auto'
-        How a ``LazyFrame`` input is collected.
+        How a ``LazyFrame`` input is collected (when it is read whole).
+    batch_rows : int, default=None
+        A ``LazyFrame`` of more rows than this (5,000,000 when None, as
+        :func:`lodestar_polars.evaluate`) with a ``y_true`` column is read
+        once, in parts of whole lists of about this many rows, and never
+        held whole: the same payload (to about 1e-15 where a per-item sum
+        runs in another order).  A ``DataFrame`` is always graded whole.
+    layout : {'auto', 'grouped', 'shuffled'}, default='auto'
+        How a large ``LazyFrame``'s rows lie, as in
+        :func:`lodestar_polars.evaluate`: a log sorted by one ``by`` column
+        is streamed in parts cut between lists; any other is partitioned
+        once by a hash of ``by`` into temporary Parquet files.
+    temp_dir : str or os.PathLike, default=None
+        Where those temporary files go (the system's temporary directory
+        when None); they take about the input's columns' size, uncompressed,
+        and are removed as they are read.
 
     Returns
     -------
@@ -1461,6 +1499,9 @@ def ranking_report(
     tail_share = check_open_interval(tail_share, "tail_share", CALLER, 0.0, 1.0)
     mp = check_option(multi_positive, "multi_positive", CALLER, MULTI_POSITIVE)
     eng: Engine = check_option(engine, "engine", CALLER, ENGINES)  # type: ignore[assignment]
+    part_rows = check_int(batch_rows, "batch_rows", CALLER, low=1)
+    lay: Layout = check_option(layout, "layout", CALLER, LAYOUTS)  # type: ignore[assignment]
+    temp = check_temp_dir(temp_dir, CALLER)
     # decision 0013's rule, read from the one place transform_for_objective reads it:
     # a shrinkage_strength switches shrinkage on
     shrink, strength = resolve_shrinkage(shrinkage, shrinkage_strength, CALLER)
@@ -1484,6 +1525,37 @@ def ranking_report(
             f"percentile=True: a block ranked by percentile applies no popularity discount."
         )
         raise InvalidParameterError(msg)
+    alphas = _objective_alphas()
+    block_alpha = {name: float(alphas[name]) for name in names}
+    if popularity_discount is not None:
+        block_alpha[primary] = float(popularity_discount)
+    transforms = {
+        "shrinkage": shrink,
+        "shrinkage_strength": shrinkage_strength,
+        "percentile": percentile,
+    }
+    limit = DEFAULT_PART_ROWS if part_rows is None else int(part_rows)
+    if isinstance(scores, pl.LazyFrame) and isinstance(truth, str):
+        lazy = _with_keys(scores, key_exprs, "scores")
+        require_columns(
+            lazy.collect_schema(),
+            [*keys, item, score, truth, *([] if groups is None else [groups])],
+            "scores",
+            CALLER,
+        )
+        if lazy.select(pl.len()).collect().item() > limit:
+            from lodestar_polars._report_parts import report_in_parts
+
+            return report_in_parts(
+                lazy, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
+                kk=kk, names=names, primary=primary, block_alpha=block_alpha,
+                transforms=transforms, state=state,
+                fit=lambda: _fit_lazy(lazy, keys, item, score, truth, mp), train=train,
+                popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
+                percentile=percentile, n_resamples=n_resamples,
+                confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
+                temp_dir=temp,
+            )  # fmt: skip
     g, base = _grade(
         scores,
         keys=keys,
@@ -1495,10 +1567,6 @@ def ranking_report(
         engine=eng,
         key_exprs=key_exprs,
     )
-    alphas = _objective_alphas()
-    block_alpha = {name: float(alphas[name]) for name in names}
-    if popularity_discount is not None:
-        block_alpha[primary] = float(popularity_discount)
     # before any block is scored: the transforms' domains, in the report's words
     _check_domain(
         base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
@@ -1512,12 +1580,6 @@ def ranking_report(
     else:
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
-
-    transforms = {
-        "shrinkage": shrink,
-        "shrinkage_strength": shrinkage_strength,
-        "percentile": percentile,
-    }
 
     def fit() -> Any:
         from lodestar_polars._comparability import fit_comparability
