@@ -1264,7 +1264,7 @@ DEFAULT_PART_ROWS = 5_000_000
 def _fit_lazy(
     lazy: pl.LazyFrame, keys: list[str], item: str, score: str, truth: str, mp: str
 ) -> Any:
-    """The comparability state fitted on a ``LazyFrame``, its truths as :func:`_grade` reads them."""
+    """The comparability state fitted on a ``LazyFrame``, its truths read as :func:`_grade`."""
     from lodestar_polars._comparability import fit_comparability
 
     flag = pl.col(truth).cast(pl.Boolean)

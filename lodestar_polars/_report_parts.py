@@ -53,6 +53,7 @@ from lodestar_polars._report import (
     popularity_table,
     summarise,
     tail_items,
+    weighted_count,
 )
 from lodestar_polars._serving import check_score_dtype
 
@@ -133,24 +134,22 @@ def _first_row(part: pl.DataFrame, mask: pl.Expr) -> int:
 
 
 def _problem_key(
-    part: pl.DataFrame, keys: list[str], item: str, truth: str, groups: str | None
+    part: pl.DataFrame, keys: list[str], item: str, score: str, truth: str, groups: str | None
 ) -> tuple[Any, ...]:
     """(check, row) of a part's first problem, in the order :func:`_grade` checks."""
-    columns = [*keys, item, truth, *([] if groups is None else [groups])]
-    for stage, name in enumerate(columns[:-1] if groups is None else columns):
-        if name == truth:
-            continue
+    columns = [*keys, item, score, *([] if groups is None else [groups])]
+    for stage, name in enumerate(columns):
         if part[name].null_count():
             return (stage, _first_row(part, pl.col(name).is_null()))
-    n = len(columns) + 1
-    # score: checked before (dtype) and by _check_scores (finite)
-    if part.filter(pl.struct([*keys, item]).is_duplicated()).height:
-        return (n + 1, _first_row(part, pl.struct([*keys, item]).is_duplicated()))
+    n = len(columns)
+    infinite = ~pl.col(score).cast(pl.Float64).is_finite()
+    if part.filter(infinite).height:
+        return (n, _first_row(part, infinite))
+    duplicated = pl.struct([*keys, item]).is_duplicated()
+    if part.filter(duplicated).height:
+        return (n + 1, _first_row(part, duplicated))
     col = pl.col(truth)
-    if part.schema[truth] == pl.Boolean:
-        bad = col.is_null()
-    else:
-        bad = col.is_null() | ~((col == 0) | (col == 1))
+    bad = col.is_null() if part.schema[truth] == pl.Boolean else col.is_null() | ~col.is_in([0, 1])
     if part.filter(bad).height:
         return (n + 2, _first_row(part, bad))
     return (n + 4, 0)  # groups not constant within a list: any list
@@ -205,8 +204,11 @@ def report_in_parts(
         for n in names
     )
     if needs_state and state is None and fit is not None:
-        state = fit()
-        comparability = "fitted_on_scores"
+        try:
+            state = fit()
+            comparability = "fitted_on_scores"
+        except ValueError as error:  # the grading's refusal, if any, comes first
+            later.append(error)
 
     def no_fit() -> Any:  # pragma: no cover - the state is fitted before the parts
         raise AssertionError
@@ -232,7 +234,7 @@ def report_in_parts(
                 merged.items.append(part[item].unique().sort())
                 merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
                 continue
-            where = _problem_key(part, keys, item, truth, groups)
+            where = _problem_key(part, keys, item, score, truth, groups)
             if merged.problem is None or where < merged.problem[0]:
                 merged.problem = (where, error)
             continue
@@ -249,7 +251,7 @@ def report_in_parts(
             if merged.problem is None or where < merged.problem[0]:
                 merged.problem = (where, error)
             continue
-        if merged.problem is not None:
+        if merged.problem is not None or later:
             continue  # a refusal is coming: the other parts are only checked
         merged.graded.append(len(merged.items))
         merged.items.append(g.items)
@@ -280,8 +282,10 @@ def report_in_parts(
             sums.exposure.append(terms.exposure)
             sums.covered.append(terms.covered)
             sums.miss.append(terms.miss)
-            sums.hit_count.append(np.bincount(g.g_item, minlength=n_ids).astype(np.float64))
-            sums.hit_sum.append(np.bincount(g.g_item, weights=terms.per_list[hit], minlength=n_ids))
+            sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
+            sums.hit_sum.append(
+                weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids)
+            )
             if name in (primary, BASELINE):
                 for key in micro:
                     merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
