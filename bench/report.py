@@ -22,7 +22,9 @@ is the child's ``VmHWM``, as in bench/out_of_core.py):
 * ``report``: ``lp.ranking_report`` on the scan, read once in parts of whole lists
   (``batch_rows`` 5e6, the default);
 * ``report-whole``: the same call with ``batch_rows`` above the rows: the scan collected whole,
-  the path every ``LazyFrame`` took before the parts.
+  the path every ``LazyFrame`` took before the parts;
+* ``report-state``: ``report`` with the comparability state given (fitted and saved by the
+  parent), so that no ``fit_comparability`` collects the scan.
 
 Usage: ``python bench/report.py [--lists 100000] [--items 100] [--clusters 10000] [--reps 2]
 [--lazy]``.  The printed table goes into docs/performance.md by hand.
@@ -172,9 +174,13 @@ def lazy_part(name: str, layout: str, args: argparse.Namespace) -> dict[str, Any
         values = out.row(0, named=True)
     else:
         rows = args.lists * args.items
+        state = None
+        if name == "report-state":
+            state = lp.ComparabilityState.load(DATA / "report_state.json")
         out = lp.ranking_report(
             scan, **kw, item="item", k=10, objectives=objectives(),  # type: ignore[arg-type]
             train=train, groups="entity", batch_rows=rows + 1 if name == "report-whole" else None,
+            state=state,
         )  # fmt: skip
         values = out["objectives"]["accuracy"]["micro"]
     return {
@@ -196,18 +202,23 @@ def main_lazy(args: argparse.Namespace, base: list[str]) -> None:
         DATA / "report_shuffled.parquet", row_group_size=1_000_000
     )
     train.write_parquet(DATA / "report_train.parquet")
+    lp.fit_comparability(frame, by="list", item="item", y_score="score", y_true="clicked").save(
+        DATA / "report_state.json"
+    )
     del frame, train
     print("| log | part | seconds | x evaluate | peak RSS (MB) |")
     print("|---|---|---|---|---|")
     for layout in ("sorted", "shuffled"):
         results = {}
-        for name in ("evaluate", "report", "report-whole"):
+        for name in ("evaluate", "report", "report-whole", "report-state"):
             cmd = [*base, "--lazy", "--part", name, "--layout", layout]
             done = subprocess.run(cmd, capture_output=True, text=True, check=True)
             results[name] = json.loads(done.stdout.strip().splitlines()[-1])
         parted = json.loads(results["report"]["payload"])
         whole = json.loads(results["report-whole"]["payload"])
+        given = json.loads(results["report-state"]["payload"])
         assert parted["uncertainty"] == whole["uncertainty"], "parts and whole differ"
+        assert given["objectives"] == parted["objectives"], "a given state differs"
         for key, value in results["evaluate"]["values"].items():
             got = results["report"]["values"][key.replace("hit_rate", "hit")]
             assert abs(got - value) <= 1e-9 * max(1.0, abs(value)), (key, got, value)
