@@ -1543,11 +1543,12 @@ def ranking_report(
             "scores",
             CALLER,
         )
-        if lazy.select(pl.len()).collect().item() > limit:
+        total = lazy.select(pl.len()).collect().item()
+        if total > limit:
             from lodestar_polars._report_parts import report_in_parts
 
             return report_in_parts(
-                lazy, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
+                lazy, total, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
                 kk=kk, names=names, primary=primary, block_alpha=block_alpha,
                 transforms=transforms, state=state,
                 fit=lambda: _fit_lazy(lazy, keys, item, score, truth, mp), train=train,

@@ -44,6 +44,7 @@ from lodestar_polars._report import (
     _check_domain,
     _check_scores,
     _grade,
+    _key_repr,
     _objective_scores,
     _uncertainty,
     block_terms,
@@ -90,14 +91,18 @@ class _Merged:
 
 
 def lazy_parts(
-    lazy: pl.LazyFrame, keys: list[str], part_rows: int, layout: Layout, temp_dir: str | None
+    lazy: pl.LazyFrame,
+    keys: list[str],
+    total: int,
+    part_rows: int,
+    layout: Layout,
+    temp_dir: str | None,
 ) -> Iterator[tuple[pl.DataFrame | None, bool]]:
     """Parts of whole lists, each with its global row number; ``(None, True)``: start again.
 
     A grouped input is streamed while each part's one key ascends past the last (no list can
     then be in two parts); anything else is partitioned once by a hash of ``keys``.
     """
-    total = lazy.select(pl.len()).collect().item()
     n_parts = max(1, -(-total // part_rows))
     if n_parts == 1:
         yield lazy.collect(engine="streaming"), False
@@ -155,8 +160,24 @@ def _problem_key(
     return (n + 4, 0)  # groups not constant within a list: any list
 
 
+def _mixed_group(part: pl.DataFrame, keys: list[str], groups: str | None) -> ValueError | None:
+    """The whole path's refusal of a ``groups`` column varying within a list, or None."""
+    if groups is None:
+        return None
+    per_list = part.group_by(keys).agg(pl.col(groups).n_unique().alias("__lp_n"))
+    mixed = per_list.filter(pl.col("__lp_n") > 1).sort(keys)
+    if not mixed.height:
+        return None
+    row = mixed.row(0, named=True)
+    return ValueError(
+        f"{CALLER}: groups column {groups!r} must be constant within a list; list "
+        f"{_key_repr(row, keys)} has {row['__lp_n']} values."
+    )
+
+
 def report_in_parts(
     lazy: pl.LazyFrame,
+    total: int,
     *,
     keys: list[str],
     item: str,
@@ -188,9 +209,6 @@ def report_in_parts(
     schema = lazy.collect_schema()
     wanted = list(dict.fromkeys([*keys, item, score, truth, *([groups] if groups else [])]))
     source_lazy = lazy.select(wanted).with_row_index(_GROW)
-    if lazy.select(pl.len()).collect().item() == 0:
-        msg = f"{CALLER}: scores has no rows, so there is nothing to grade."
-        raise ValueError(msg)
     check_score_dtype(schema, score, CALLER)
     later: list[ValueError] = []  # refusals the in-memory path raises after the grading's
     table = None
@@ -216,7 +234,7 @@ def report_in_parts(
     micro = [key for key, _, _ in micro_keys(kk)]
     hit = f"hit@{kk}"
     merged = _Merged()
-    for part, restart in lazy_parts(source_lazy, keys, part_rows, layout, temp_dir):
+    for part, restart in lazy_parts(source_lazy, keys, total, part_rows, layout, temp_dir):
         if restart:
             merged = _Merged()
             continue
@@ -231,6 +249,11 @@ def report_in_parts(
             )  # fmt: skip
         except ValueError as error:
             if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
+                mixed = _mixed_group(part, keys, groups)
+                if mixed is not None:  # the whole path checks it when any list is graded
+                    where = (len(keys) + 8, 0)  # as _problem_key: after the truth check
+                    if merged.problem is None or where < merged.problem[0]:
+                        merged.problem = (where, mixed)
                 merged.items.append(part[item].unique().sort())
                 merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
                 continue

@@ -168,3 +168,18 @@ def test_refusals_name_the_same_list(shuffle):
     nothing = base.with_columns(clicked=pl.lit(False))
     whole, parted = _refusal(nothing)
     assert whole == parted
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_a_group_varying_within_a_list_is_refused_as_whole(positive):
+    base = _log(seed=5)
+    # list 200 (late: its own part) names two entities; with positive=False it has no positive
+    frame = base.with_columns(
+        entity=pl.when((pl.col("list") == 200) & (pl.col("item") == 5))
+        .then(-1)
+        .otherwise(pl.col("entity")),
+        clicked=pl.col("clicked") & ((pl.col("list") < 190) | pl.lit(positive)),
+    )
+    whole, parted = _refusal(frame, groups="entity")
+    assert whole == parted
+    assert "groups column 'entity' must be constant within a list; list 200 has 2 values" in whole
