@@ -251,7 +251,8 @@ def report_in_parts(
             if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
                 mixed = _mixed_group(part, keys, groups)
                 if mixed is not None:  # the whole path checks it when any list is graded
-                    where = (len(keys) + 8, 0)  # as _problem_key: after the truth check
+                    # the stage _problem_key gives it: after the truth check
+                    where: tuple[Any, ...] = (len(keys) + 8, 0)
                     if merged.problem is None or where < merged.problem[0]:
                         merged.problem = (where, mixed)
                 merged.items.append(part[item].unique().sort())
