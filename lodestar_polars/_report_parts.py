@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-
+from lodestar_polars._evaluate import _release_freed_memory
 from lodestar_polars._partition import (
     Layout,
     NotGroupedError,
@@ -234,13 +234,9 @@ def report_in_parts(
     micro = [key for key, _, _ in micro_keys(kk)]
     hit = f"hit@{kk}"
     merged = _Merged()
-    for part, restart in lazy_parts(source_lazy, keys, total, part_rows, layout, temp_dir):
-        if restart:
-            merged = _Merged()
-            continue
-        assert part is not None
-        if not part.height:
-            continue
+
+    def take(part: pl.DataFrame) -> None:
+        """Grade one part, keeping its terms in ``merged`` (or its first problem)."""
         try:
             _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
             g, base = _grade(
@@ -257,11 +253,11 @@ def report_in_parts(
                         merged.problem = (where, mixed)
                 merged.items.append(part[item].unique().sort())
                 merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
-                continue
+                return
             where = _problem_key(part, keys, item, score, truth, groups)
             if merged.problem is None or where < merged.problem[0]:
                 merged.problem = (where, error)
-            continue
+            return
         try:
             _check_domain(
                 base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
@@ -274,9 +270,9 @@ def report_in_parts(
             where = (99, tuple(bad[k] for k in [*keys, item]))
             if merged.problem is None or where < merged.problem[0]:
                 merged.problem = (where, error)
-            continue
+            return
         if merged.problem is not None or later:
-            continue  # a refusal is coming: the other parts are only checked
+            return  # a refusal is coming: the other parts are only checked
         merged.graded.append(len(merged.items))
         merged.items.append(g.items)
         merged.n_dropped += g.n_dropped
@@ -289,19 +285,18 @@ def report_in_parts(
             first = part.group_by(keys).agg(pl.col(groups).first().alias(_GROUP))
             lists = lists.join(first, on=keys, how="left", maintain_order="left")
         merged.lists.append(lists)
-        runs: list[tuple[str, Any]] = []
-        for name in names:
-            values, _ = _objective_scores(
-                base, objective=name, alpha=block_alpha[name], keys=keys, item=item,
-                score=score, transforms=transforms, state=state, fit=no_fit,
-            )  # fmt: skip
-            runs.append((name, values))
-        if table is not None:
-            pop, _ = popularity_on(g.items, item, table[0])
-            runs.append((BASELINE, pop[g.item_id]))
         n_ids = g.items.len()
-        for name, values in runs:
+        for name in [*names, *([] if table is None else [BASELINE])]:  # one block at a time
+            if name == BASELINE:
+                assert table is not None
+                values = popularity_on(g.items, item, table[0])[0][g.item_id]
+            else:
+                values, _ = _objective_scores(
+                    base, objective=name, alpha=block_alpha[name], keys=keys, item=item,
+                    score=score, transforms=transforms, state=state, fit=no_fit,
+                )  # fmt: skip
             terms = block_terms(g, values, kk)
+            del values
             sums = merged.blocks.setdefault(name, _BlockSums())
             sums.exposure.append(terms.exposure)
             sums.covered.append(terms.covered)
@@ -318,6 +313,16 @@ def report_in_parts(
                     sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
                         terms.per_list[key].sum()
                     )
+
+    for part, restart in lazy_parts(source_lazy, keys, total, part_rows, layout, temp_dir):
+        if restart:
+            merged = _Merged()
+            continue
+        assert part is not None
+        if part.height:
+            take(part)
+        del part  # before the next part is read: one part in memory at a time
+        _release_freed_memory()
     if merged.problem is not None:
         raise merged.problem[1]
     if not merged.lists:
