@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+
 from lodestar_polars._evaluate import _release_freed_memory
 from lodestar_polars._partition import (
     Layout,
