@@ -183,3 +183,51 @@ def test_a_group_varying_within_a_list_is_refused_as_whole(positive):
     whole, parted = _refusal(frame, groups="entity")
     assert whole == parted
     assert "groups column 'entity' must be constant within a list; list 200 has 2 values" in whole
+
+
+def test_shuffled_parts_leave_no_temporary_files(tmp_path):
+    frame = _log(seed=6, shuffle=True)
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    parted = lp.ranking_report(
+        frame.lazy(), batch_rows=300, layout="shuffled", temp_dir=tmp_path, **kw
+    )
+    _same(dict(lp.ranking_report(frame, **kw)), dict(parted))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_grouped_layout_refuses_a_list_in_two_places():
+    frame = _log(seed=7)
+    # list 3's rows in two runs within the first part: its first 4 rows, lists 4 and 5, the rest
+    three = frame.filter(pl.col("list") == 3)
+    moved = pl.concat(
+        [
+            frame.filter(pl.col("list") < 3),
+            three.head(4),
+            frame.filter(pl.col("list").is_in([4, 5])),
+            three.tail(three.height - 4),
+            frame.filter(pl.col("list") > 5),
+        ]
+    )
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    with pytest.raises(ValueError, match=r"layout='grouped' needs each list's rows in one"):
+        lp.ranking_report(moved.lazy(), batch_rows=200, layout="grouped", **kw)
+    # 'auto' partitions it instead, and gives the whole path's payload
+    _same(
+        dict(lp.ranking_report(moved, **kw)),
+        dict(lp.ranking_report(moved.lazy(), batch_rows=200, **kw)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("batch_rows", 0, "The 'batch_rows' parameter of ranking_report must be an int"),
+        ("layout", "sorted", "The 'layout' parameter of ranking_report must be"),
+        ("temp_dir", "/no/such/dir", "The 'temp_dir' parameter of ranking_report must be"),
+    ],
+)
+def test_bad_part_options_are_refused(option, value, words):
+    frame = _log(seed=8, n_lists=20)
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score")
+    with pytest.raises(lp.InvalidParameterError, match=words):
+        lp.ranking_report(frame.lazy(), **kw, **{option: value})
