@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import numbers
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ import polars as pl
 from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._deprecation import renamed
+from lodestar_polars._partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._registry import report_metrics
 from lodestar_polars._serving import (
     check_frame,
@@ -455,8 +457,22 @@ class Block:
     exposure: FloatArray
 
 
-def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
-    """Micro and macro families of the ranking by ``values`` (one per candidate row)."""
+@dataclass(frozen=True)
+class Terms:
+    """One ranking's terms before any mean: per graded list, and per catalogue item."""
+
+    per_list: dict[str, FloatArray]  # per graded list: each micro key's value
+    exposure: FloatArray  # per item id: expected exposure (sum of w * P(in top-k))
+    covered: npt.NDArray[np.bool_]  # per item id: surely in some top k
+    miss: FloatArray  # per item id: prod (1 - p)^w over the rows straddling k
+
+
+def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
+    """The per-list values and per-item sums of the ranking by ``values`` (one per row).
+
+    Each list's terms depend on that list's rows alone, so a part of whole lists gives its
+    lists' terms exactly (the cutoffs clamp to the longest list seen, which no rank exceeds).
+    """
     b, t = rank_bounds(g.list_id, values)
     seen = g.g_row >= 0
     rows = np.where(seen, g.g_row, 0)
@@ -469,35 +485,55 @@ def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool
         c = min(cut, longest)
         v = expected_at(cumulative(c, f), gb, gt, c)
         per_list[key] = np.where(seen, v, 0.0)
+    # catalogue: P(item in top-k) per candidate row, each list weighted by its graded lists
+    p = np.clip(min(k, longest) - b, 0, t) / t
+    w = g.weight[g.list_id]
+    exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
+    covered, miss = coverage_terms(g.item_id, p, w, g.n_catalogue)
+    return Terms(per_list, exposure, covered, miss)
+
+
+def summarise(
+    hit_count: FloatArray,
+    hit_sum: FloatArray,
+    tail_hit: float | None,
+    terms: Terms,
+) -> dict[str, float | None]:
+    """The macro block from per-item sums: hit@k's count and sum per truth item, the terms."""
+    present = hit_count > 0
+    coverage = np.where(terms.covered, 1.0, 1.0 - terms.miss)
+    computed: dict[str, float | None] = {
+        "macro_recall@{k}": float(np.mean(hit_sum[present] / hit_count[present])),
+        "catalog_coverage": float(coverage.mean()),
+        "tail_hit@{k}": tail_hit,
+        "entropy": entropy(terms.exposure),
+        "gini": gini(terms.exposure),
+    }
+    return computed
+
+
+def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
+    """Micro and macro families of the ranking by ``values`` (one per candidate row)."""
+    terms = block_terms(g, values, k)
+    per_list = terms.per_list
     micro = {key: float(v.mean()) for key, v in per_list.items()}
     hit_k = per_list[f"hit@{k}"]
     # macro recall: hit@k averaged within each true item, then over the items
     n_ids = g.items.len()
     counts = weighted_count(g.g_item, minlength=n_ids)
     sums = weighted_count(g.g_item, weights=hit_k, minlength=n_ids)
-    present = counts > 0
-    macro_recall = float(np.mean(sums[present] / counts[present]))
     in_tail = tail[g.g_item]
     tail_hit = float(hit_k[in_tail].mean()) if in_tail.any() else None
-    # catalogue: P(item in top-k) per candidate row, each list weighted by its graded lists
-    p = np.clip(min(k, longest) - b, 0, t) / t
-    w = g.weight[g.list_id]
-    exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
-    coverage = catalogue_coverage(g.item_id, p, w, g.n_catalogue)
-    computed: dict[str, float | None] = {
-        "macro_recall@{k}": macro_recall,
-        "catalog_coverage": float(coverage.mean()),
-        "tail_hit@{k}": tail_hit,
-        "entropy": entropy(exposure),
-        "gini": gini(exposure),
-    }
+    computed = summarise(counts, sums, tail_hit, terms)
     # the registry's keys, in its order (a key it adds must be computed above)
     macro = {m.name(k): computed[m.key] for m in report_metrics(k, "macro")}
-    return Block(micro, macro, per_list, exposure)
+    return Block(micro, macro, per_list, terms.exposure)
 
 
-def catalogue_coverage(item_id: IntArray, p: FloatArray, w: FloatArray, n_items: int) -> FloatArray:
-    """Per item: ``1 - prod_rows (1 - p)^w``, the chance it is in at least one top k.
+def coverage_terms(
+    item_id: IntArray, p: FloatArray, w: FloatArray, n_items: int
+) -> tuple[npt.NDArray[np.bool_], FloatArray]:
+    """Per item: surely in some top k, and ``prod_rows (1 - p)^w`` over the other rows.
 
     Only rows of a tie block straddling ``k`` have ``0 < p < 1`` (the others are in or out for
     sure), so the product runs over those few rows, grouped by item in list order.
@@ -512,6 +548,12 @@ def catalogue_coverage(item_id: IntArray, p: FloatArray, w: FloatArray, n_items:
         ids = item_id[order]
         starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
         miss[ids[starts]] = np.multiply.reduceat(np.power(1.0 - p[order], w[order]), starts)
+    return covered, miss
+
+
+def catalogue_coverage(item_id: IntArray, p: FloatArray, w: FloatArray, n_items: int) -> FloatArray:
+    """Per item: ``1 - prod_rows (1 - p)^w``, the chance it is in at least one top k."""
+    covered, miss = coverage_terms(item_id, p, w, n_items)
     return np.where(covered, 1.0, 1.0 - miss)
 
 
@@ -551,6 +593,18 @@ def _popularity(
 
     "Others": the training items outside scores and truth (they hold positives too).
     """
+    table = popularity_table(item, g.items.dtype, train, popularity)
+    if table is None:
+        return None, np.zeros(0), 0.0, None
+    counts, total, source = table
+    values, others = popularity_on(g.items, item, counts)
+    return values, others, total, source
+
+
+def popularity_table(
+    item: str, item_dtype: Any, train: Frame | None, popularity: Frame | None
+) -> tuple[pl.DataFrame, float, str] | None:
+    """The floor's popularity per item value (``item``, ``p``), its total and its source."""
     if train is not None and popularity is not None:
         msg = (
             f"{CALLER}: pass either train (training interactions to fit the popularity floor) "
@@ -558,8 +612,7 @@ def _popularity(
         )
         raise ValueError(msg)
     if train is None and popularity is None:
-        return None, np.zeros(0), 0.0, None
-    ids = g.items.to_frame(item).with_row_index(_ITEM)
+        return None
     if train is not None:
         source = "train"
         lazy = train.lazy()
@@ -584,17 +637,24 @@ def _popularity(
             dup = counts.filter(pl.col(item).is_duplicated())[item][0]
             msg = f"{CALLER}: popularity names item {dup!r} more than once."
             raise ValueError(msg)
-    if counts.schema[item] != ids.schema[item]:
+    if counts.schema[item] != item_dtype:
         msg = (
             f"{CALLER}: column {item!r} is {counts.schema[item]} in {source} but "
-            f"{ids.schema[item]} in scores; they must match."
+            f"{item_dtype} in scores; they must match."
         )
         raise ValueError(msg)
-    total = float(counts["p"].sum())
+    return counts, float(counts["p"].sum()), source
+
+
+def popularity_on(
+    items: pl.Series, item: str, counts: pl.DataFrame
+) -> tuple[FloatArray, FloatArray]:
+    """Per item of ``items`` (in order): its popularity (0 when unseen); the others' popularity."""
+    ids = items.to_frame(item).with_row_index(_ITEM)
     joined = ids.join(counts, on=item, how="left").sort(_ITEM)
     others = counts.join(ids, on=item, how="anti")["p"].to_numpy().astype(np.float64)
     values = joined["p"].fill_null(0.0).to_numpy().astype(np.float64)
-    return values, others, total, source
+    return values, others
 
 
 def tail_items(
@@ -674,7 +734,8 @@ def _verdict(lo: float, hi: float) -> str:
 
 
 def _uncertainty(
-    g: Graded,
+    unit_of: IntArray | None,
+    n_graded: int,
     model: Block,
     floor: Block | None,
     *,
@@ -683,7 +744,7 @@ def _uncertainty(
     seed: int,
     objective: str,
 ) -> dict[str, Any] | None:
-    unit = g.unit if g.unit is not None else np.arange(g.g_list.size, dtype=np.int64)
+    unit = unit_of if unit_of is not None else np.arange(n_graded, dtype=np.int64)
     n_units = int(unit.max()) + 1
     if n_units < 2:
         return None
@@ -701,7 +762,7 @@ def _uncertainty(
         return {"estimate": estimate, "ci_low": float(lo), "ci_high": float(hi)}
 
     out: dict[str, Any] = {
-        "unit": "entity" if g.unit is not None else "row",
+        "unit": "entity" if unit_of is not None else "row",
         "n_units": n_units,
         "n_resamples": n_resamples,
         "confidence_level": confidence_level,
@@ -1196,6 +1257,24 @@ def _check_domain(
         raise ValueError(msg)
 
 
+DEFAULT_PART_ROWS = 5_000_000
+"""A ``LazyFrame`` of more rows is graded in parts (``lp.evaluate``'s ``DEFAULT_BATCH_ROWS``)."""
+
+
+def _fit_lazy(
+    lazy: pl.LazyFrame, keys: list[str], item: str, score: str, truth: str, mp: str
+) -> Any:
+    """The comparability state fitted on a ``LazyFrame``, its truths read as :func:`_grade`."""
+    from lodestar_polars._comparability import fit_comparability
+
+    flag = pl.col(truth).cast(pl.Boolean)
+    if mp == "first":  # the first positive of each list, in input order
+        flag = flag & (flag.cast(pl.Int64).cum_sum().over(keys) == 1)
+    return fit_comparability(
+        lazy.with_columns(flag.alias(_TRUTH)), by=keys, item=item, y_score=score, y_true=_TRUTH
+    )
+
+
 def _objective_alphas() -> Mapping[str, float]:
     from lodestar_polars._comparability import OBJECTIVE_ALPHA
 
@@ -1231,6 +1310,9 @@ def ranking_report(
     percentile: bool = False,
     state: Any = None,
     engine: Engine = "auto",
+    batch_rows: int | None = None,
+    layout: Layout = "auto",
+    temp_dir: str | os.PathLike[str] | None = None,
 ) -> RankingReport:
     r"""The recommendation ranking report: micro and macro families, baseline, bootstrap verdict.
 
@@ -1296,7 +1378,22 @@ def ranking_report(
         :meth:`~lodestar_polars.ComparabilityState.load`); without one the
         blocks that need it fit it on ``scores`` and ``y_true``.
     engine : {'auto', 'in-memory', 'streaming'}, default='auto'
-        How a ``LazyFrame`` input is collected.
+        How a ``LazyFrame`` input is collected (when it is read whole).
+    batch_rows : int, default=None
+        A ``LazyFrame`` of more rows than this (5,000,000 when None, as
+        :func:`lodestar_polars.evaluate`) with a ``y_true`` column is read
+        once, in parts of whole lists of about this many rows, and never
+        held whole: the same payload (to about 1e-15 where a per-item sum
+        runs in another order).  A ``DataFrame`` is always graded whole.
+    layout : {'auto', 'grouped', 'shuffled'}, default='auto'
+        How a large ``LazyFrame``'s rows lie, as in
+        :func:`lodestar_polars.evaluate`: a log sorted by one ``by`` column
+        is streamed in parts cut between lists; any other is partitioned
+        once by a hash of ``by`` into temporary Parquet files.
+    temp_dir : str or os.PathLike, default=None
+        Where those temporary files go (the system's temporary directory
+        when None); they take about the input's columns' size, uncompressed,
+        and are removed as they are read.
 
     Returns
     -------
@@ -1402,6 +1499,9 @@ def ranking_report(
     tail_share = check_open_interval(tail_share, "tail_share", CALLER, 0.0, 1.0)
     mp = check_option(multi_positive, "multi_positive", CALLER, MULTI_POSITIVE)
     eng: Engine = check_option(engine, "engine", CALLER, ENGINES)  # type: ignore[assignment]
+    part_rows = check_int(batch_rows, "batch_rows", CALLER, low=1)
+    lay: Layout = check_option(layout, "layout", CALLER, LAYOUTS)  # type: ignore[assignment]
+    temp = check_temp_dir(temp_dir, CALLER)
     # decision 0013's rule, read from the one place transform_for_objective reads it:
     # a shrinkage_strength switches shrinkage on
     shrink, strength = resolve_shrinkage(shrinkage, shrinkage_strength, CALLER)
@@ -1425,6 +1525,38 @@ def ranking_report(
             f"percentile=True: a block ranked by percentile applies no popularity discount."
         )
         raise InvalidParameterError(msg)
+    alphas = _objective_alphas()
+    block_alpha = {name: float(alphas[name]) for name in names}
+    if popularity_discount is not None:
+        block_alpha[primary] = float(popularity_discount)
+    transforms = {
+        "shrinkage": shrink,
+        "shrinkage_strength": shrinkage_strength,
+        "percentile": percentile,
+    }
+    limit = DEFAULT_PART_ROWS if part_rows is None else int(part_rows)
+    if isinstance(scores, pl.LazyFrame) and isinstance(truth, str):
+        lazy = _with_keys(scores, key_exprs, "scores")
+        require_columns(
+            lazy.collect_schema(),
+            [*keys, item, score, truth, *([] if groups is None else [groups])],
+            "scores",
+            CALLER,
+        )
+        total = lazy.select(pl.len()).collect().item()
+        if total > limit:
+            from lodestar_polars._report_parts import report_in_parts
+
+            return report_in_parts(
+                lazy, total, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
+                kk=kk, names=names, primary=primary, block_alpha=block_alpha,
+                transforms=transforms, state=state,
+                fit=lambda: _fit_lazy(lazy, keys, item, score, truth, mp), train=train,
+                popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
+                percentile=percentile, n_resamples=n_resamples,
+                confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
+                temp_dir=temp,
+            )  # fmt: skip
     g, base = _grade(
         scores,
         keys=keys,
@@ -1436,10 +1568,6 @@ def ranking_report(
         engine=eng,
         key_exprs=key_exprs,
     )
-    alphas = _objective_alphas()
-    block_alpha = {name: float(alphas[name]) for name in names}
-    if popularity_discount is not None:
-        block_alpha[primary] = float(popularity_discount)
     # before any block is scored: the transforms' domains, in the report's words
     _check_domain(
         base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
@@ -1453,12 +1581,6 @@ def ranking_report(
     else:
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
-
-    transforms = {
-        "shrinkage": shrink,
-        "shrinkage_strength": shrinkage_strength,
-        "percentile": percentile,
-    }
 
     def fit() -> Any:
         from lodestar_polars._comparability import fit_comparability
@@ -1495,7 +1617,8 @@ def ranking_report(
         floor = score_block(g, pop[g.item_id], kk, tail)
     model = blocks[primary]
     uncertainty = _uncertainty(
-        g,
+        g.unit,
+        int(g.g_list.size),
         model,
         floor,
         n_resamples=n_resamples,
@@ -1504,6 +1627,51 @@ def ranking_report(
         objective=primary,
     )
     longest = int(np.bincount(g.list_id)[g.g_list].max())
+    return finish_payload(
+        kk=kk,
+        blocks=blocks,
+        floor=floor,
+        primary=primary,
+        uncertainty=uncertainty,
+        objective_alpha=objective_alpha,
+        longest=longest,
+        tail=tail,
+        tail_share=tail_share,
+        tail_source=tail_source,
+        n_lists=int(g.g_list.size),
+        n_dropped=g.n_dropped,
+        n_unseen_truth=int(np.count_nonzero(g.g_row < 0)),
+        n_items=g.n_catalogue,
+        mp=mp,
+        source=source,
+        comparability=comparability,
+        strength=strength if shrink else None,
+    )
+
+
+def finish_payload(
+    *,
+    kk: int,
+    blocks: Mapping[str, Block],
+    floor: Block | None,
+    primary: str,
+    uncertainty: dict[str, Any] | None,
+    objective_alpha: Mapping[str, float | None],
+    longest: int,
+    tail: npt.NDArray[np.bool_],
+    tail_share: float,
+    tail_source: str | None,
+    n_lists: int,
+    n_dropped: int,
+    n_unseen_truth: int,
+    n_items: int,
+    mp: str,
+    source: str | None,
+    comparability: str | None,
+    strength: float | None,
+) -> RankingReport:
+    """The payload from the blocks and the counts (both paths: whole, and in parts)."""
+    model = blocks[primary]
     fixed, notes = by_construction(kk, longest)
     if model.macro[f"tail_hit@{kk}"] is None:  # null in every block: it depends on the truths
         counted = {"train": "training", "popularity": "given", "truth": "graded truths'"}
@@ -1517,17 +1685,17 @@ def ranking_report(
         "schema_version": SCHEMA_VERSION,
         "k": kk,
         "objectives": {n: {"micro": b.micro, "macro": b.macro} for n, b in blocks.items()},
-        "objective_alpha": objective_alpha,
+        "objective_alpha": dict(objective_alpha),
         "primary_objective": primary,
         "primary_score": {"metric": f"ndcg@{kk}", "value": model.micro[f"ndcg@{kk}"]},
         "baselines": {}
         if floor is None
         else {BASELINE: {"micro": floor.micro, "macro": floor.macro}},
         "uncertainty": uncertainty,
-        "n_lists": int(g.g_list.size),
-        "n_dropped": g.n_dropped,
-        "n_unseen_truth": int(np.count_nonzero(g.g_row < 0)),
-        "n_items": g.n_catalogue,
+        "n_lists": n_lists,
+        "n_dropped": n_dropped,
+        "n_unseen_truth": n_unseen_truth,
+        "n_items": n_items,
         "multi_positive": mp,
         "ties": "expectation",
         "tail_rule": {
@@ -1537,7 +1705,7 @@ def ranking_report(
         },
         "popularity_source": source,
         "comparability": comparability,
-        "shrinkage_strength": strength if shrink else None,
+        "shrinkage_strength": strength,
         "max_list_length": longest,
         "by_construction": fixed,
         "notes": notes,

@@ -1,0 +1,452 @@
+"""``lp.ranking_report`` of a large ``LazyFrame``, in parts of whole lists (issue 20).
+
+The input is read once, in parts cut between lists (:mod:`lodestar_polars._partition`, as
+``lp.evaluate`` reads it: streamed when sorted by one key column, else partitioned once by a
+hash of ``by`` into temporary Parquet files).  Each part is graded by the in-memory code
+(:func:`~lodestar_polars._report._grade`, :func:`~lodestar_polars._report.block_terms`); what it
+keeps is small: per graded list its key, truth item and the primary block's and the floor's
+micro values (the bootstrap's units), per item the exposure, coverage terms and hit@k sums, per
+other block its micro sums.  The driver merges them: the per-list values in the in-memory order
+(so the primary block, the floor and the bootstrap are bit for bit the in-memory ones), the
+per-item sums added part after part (equal to about 1e-15 where the order of a sum changes).
+
+A refusal names what the in-memory path names: every part is checked, and the first problem
+in the in-memory order of checks (then of rows) is raised once all parts are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from lodestar_polars._evaluate import _release_freed_memory
+from lodestar_polars._partition import (
+    Layout,
+    NotGroupedError,
+    grouped_parts,
+    hashed_parts,
+    sample_is_grouped,
+)
+from lodestar_polars._registry import report_metrics
+from lodestar_polars._report import (
+    _ITEM,
+    _ROW,
+    BASELINE,
+    CALLER,
+    Block,
+    FloatArray,
+    IntArray,
+    RankingReport,
+    Terms,
+    _check_domain,
+    _check_scores,
+    _grade,
+    _key_repr,
+    _objective_scores,
+    _uncertainty,
+    block_terms,
+    finish_payload,
+    micro_keys,
+    popularity_on,
+    popularity_table,
+    summarise,
+    tail_items,
+    weighted_count,
+)
+from lodestar_polars._serving import check_score_dtype
+
+_GROW = "__lp_global_row"
+_TRUTH_ITEM = "__lp_truth_item"
+_GROUP = "__lp_group"
+
+
+@dataclass
+class _BlockSums:
+    """One block's per-item sums (by part, local item ids) and, off the primary, micro sums."""
+
+    exposure: list[FloatArray] = field(default_factory=list)
+    covered: list[np.ndarray] = field(default_factory=list)
+    miss: list[FloatArray] = field(default_factory=list)
+    hit_count: list[FloatArray] = field(default_factory=list)
+    hit_sum: list[FloatArray] = field(default_factory=list)
+    micro_sum: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class _Merged:
+    """What the parts leave for the driver."""
+
+    lists: list[pl.DataFrame] = field(default_factory=list)  # keys, truth item, group
+    per_list: dict[str, list[FloatArray]] = field(default_factory=dict)  # "model:key"/"floor:key"
+    items: list[pl.Series] = field(default_factory=list)  # per part: its sorted items
+    blocks: dict[str, _BlockSums] = field(default_factory=dict)
+    n_dropped: int = 0
+    n_unseen: int = 0
+    longest: int = 0
+    graded: list[int] = field(default_factory=list)  # indexes in items of the graded parts
+    problem: tuple[tuple[Any, ...], ValueError] | None = None
+
+
+def lazy_parts(
+    lazy: pl.LazyFrame,
+    keys: list[str],
+    total: int,
+    part_rows: int,
+    layout: Layout,
+    temp_dir: str | None,
+) -> Iterator[tuple[pl.DataFrame | None, bool]]:
+    """Parts of whole lists, each with its global row number; ``(None, True)``: start again.
+
+    A grouped input is streamed while each part's one key ascends past the last (no list can
+    then be in two parts); anything else is partitioned once by a hash of ``keys``.
+    """
+    n_parts = max(1, -(-total // part_rows))
+    if n_parts == 1:
+        yield lazy.collect(engine="streaming"), False
+        return
+    if layout == "grouped" or (layout == "auto" and sample_is_grouped(lazy, keys)):
+        streamed = grouped_parts(lazy, keys, part_rows)
+        try:
+            for part, ascending, _last in streamed:
+                if not ascending:  # no sorted key: hashed, so that no list is in two parts
+                    raise NotGroupedError(where="")
+                yield part, False
+            return
+        except NotGroupedError as split:
+            if layout == "grouped" and split.where:
+                msg = (
+                    f"layout='grouped' needs each list's rows in one contiguous run (a log "
+                    f"sorted by `by`), but list {split.where} has rows in two places; pass "
+                    "layout='shuffled' (or 'auto') to partition the input by a hash of `by`"
+                )
+                raise ValueError(msg) from None
+        finally:
+            streamed.close()
+        yield None, True  # the parts read so far are dropped: hashed from the start
+    hashed = hashed_parts(lazy, keys, n_parts, temp_dir)
+    try:
+        for part in hashed:
+            yield part, False
+    finally:
+        hashed.close()
+
+
+def _first_row(part: pl.DataFrame, mask: pl.Expr) -> int:
+    return int(part.filter(mask)[_GROW].min())  # type: ignore[arg-type]
+
+
+def _problem_key(
+    part: pl.DataFrame, keys: list[str], item: str, score: str, truth: str, groups: str | None
+) -> tuple[Any, ...]:
+    """(check, row) of a part's first problem, in the order :func:`_grade` checks."""
+    columns = [*keys, item, score, *([] if groups is None else [groups])]
+    for stage, name in enumerate(columns):
+        if part[name].null_count():
+            return (stage, _first_row(part, pl.col(name).is_null()))
+    n = len(columns)
+    infinite = ~pl.col(score).cast(pl.Float64).is_finite()
+    if part.filter(infinite).height:
+        return (n, _first_row(part, infinite))
+    duplicated = pl.struct([*keys, item]).is_duplicated()
+    if part.filter(duplicated).height:
+        return (n + 1, _first_row(part, duplicated))
+    col = pl.col(truth)
+    bad = col.is_null() if part.schema[truth] == pl.Boolean else col.is_null() | ~col.is_in([0, 1])
+    if part.filter(bad).height:
+        return (n + 2, _first_row(part, bad))
+    return (n + 4, 0)  # groups not constant within a list: any list
+
+
+def _mixed_group(part: pl.DataFrame, keys: list[str], groups: str | None) -> ValueError | None:
+    """The whole path's refusal of a ``groups`` column varying within a list, or None."""
+    if groups is None:
+        return None
+    per_list = part.group_by(keys).agg(pl.col(groups).n_unique().alias("__lp_n"))
+    mixed = per_list.filter(pl.col("__lp_n") > 1).sort(keys)
+    if not mixed.height:
+        return None
+    row = mixed.row(0, named=True)
+    return ValueError(
+        f"{CALLER}: groups column {groups!r} must be constant within a list; list "
+        f"{_key_repr(row, keys)} has {row['__lp_n']} values."
+    )
+
+
+def report_in_parts(
+    lazy: pl.LazyFrame,
+    total: int,
+    *,
+    keys: list[str],
+    item: str,
+    score: str,
+    truth: str,
+    groups: str | None,
+    mp: str,
+    kk: int,
+    names: Sequence[str],
+    primary: str,
+    block_alpha: Mapping[str, float],
+    transforms: Mapping[str, Any],
+    state: Any,
+    fit: Callable[[], Any] | None,
+    train: Any,
+    popularity: Any,
+    tail_share: float,
+    shrink: bool,
+    strength: float | None,
+    percentile: bool,
+    n_resamples: int,
+    confidence_level: float,
+    seed: int,
+    part_rows: int,
+    layout: Layout,
+    temp_dir: str | None,
+) -> RankingReport:
+    """The report of ``lazy`` (its ``by`` keys already columns), read in parts of whole lists."""
+    schema = lazy.collect_schema()
+    wanted = list(dict.fromkeys([*keys, item, score, truth, *([groups] if groups else [])]))
+    source_lazy = lazy.select(wanted).with_row_index(_GROW)
+    check_score_dtype(schema, score, CALLER)
+    later: list[ValueError] = []  # refusals the in-memory path raises after the grading's
+    table = None
+    try:
+        table = popularity_table(item, schema[item], train, popularity)
+    except ValueError as error:
+        later.append(error)
+    comparability = None if state is None else "given"
+    needs_state = any(
+        not (block_alpha[n] == 0.0 and not transforms["shrinkage"] and not percentile)
+        for n in names
+    )
+    if needs_state and state is None and fit is not None:
+        try:
+            state = fit()
+            comparability = "fitted_on_scores"
+        except ValueError as error:  # the grading's refusal, if any, comes first
+            later.append(error)
+
+    def no_fit() -> Any:  # pragma: no cover - the state is fitted before the parts
+        raise AssertionError
+
+    micro = [key for key, _, _ in micro_keys(kk)]
+    hit = f"hit@{kk}"
+    merged = _Merged()
+
+    def take(part: pl.DataFrame) -> None:
+        """Grade one part, keeping its terms in ``merged`` (or its first problem)."""
+        try:
+            _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
+            g, base = _grade(
+                part.drop(_GROW), keys=keys, item=item, score=score, truth=truth,
+                groups=groups, multi_positive=mp, engine="in-memory",
+            )  # fmt: skip
+        except ValueError as error:
+            if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
+                mixed = _mixed_group(part, keys, groups)
+                if mixed is not None:  # the whole path checks it when any list is graded
+                    # the stage _problem_key gives it: after the truth check
+                    where: tuple[Any, ...] = (len(keys) + 8, 0)
+                    if merged.problem is None or where < merged.problem[0]:
+                        merged.problem = (where, mixed)
+                merged.items.append(part[item].unique().sort())
+                merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
+                return
+            where = _problem_key(part, keys, item, score, truth, groups)
+            if merged.problem is None or where < merged.problem[0]:
+                merged.problem = (where, error)
+            return
+        try:
+            _check_domain(
+                base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
+                percentile=percentile,
+            )  # fmt: skip
+        except ValueError as error:
+            bad = base.filter(
+                (pl.col(score) < 0) | ((pl.col(score) > 1) if shrink else pl.lit(False))
+            ).row(0, named=True)
+            where = (99, tuple(bad[k] for k in [*keys, item]))
+            if merged.problem is None or where < merged.problem[0]:
+                merged.problem = (where, error)
+            return
+        if merged.problem is not None or later:
+            return  # a refusal is coming: the other parts are only checked
+        merged.graded.append(len(merged.items))
+        merged.items.append(g.items)
+        merged.n_dropped += g.n_dropped
+        merged.n_unseen += int(np.count_nonzero(g.g_row < 0))
+        merged.longest = max(merged.longest, int(np.bincount(g.list_id)[g.g_list].max()))
+        lists = g.keys.select(keys)[g.g_list].with_columns(
+            g.items.gather(g.g_item).alias(_TRUTH_ITEM)
+        )
+        if groups is not None:
+            first = part.group_by(keys).agg(pl.col(groups).first().alias(_GROUP))
+            lists = lists.join(first, on=keys, how="left", maintain_order="left")
+        merged.lists.append(lists)
+        n_ids = g.items.len()
+        for name in [*names, *([] if table is None else [BASELINE])]:  # one block at a time
+            if name == BASELINE:
+                assert table is not None
+                values = popularity_on(g.items, item, table[0])[0][g.item_id]
+            else:
+                values, _ = _objective_scores(
+                    base, objective=name, alpha=block_alpha[name], keys=keys, item=item,
+                    score=score, transforms=transforms, state=state, fit=no_fit,
+                )  # fmt: skip
+            terms = block_terms(g, values, kk)
+            del values
+            sums = merged.blocks.setdefault(name, _BlockSums())
+            sums.exposure.append(terms.exposure)
+            sums.covered.append(terms.covered)
+            sums.miss.append(terms.miss)
+            sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
+            sums.hit_sum.append(
+                weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids)
+            )
+            if name in (primary, BASELINE):
+                for key in micro:
+                    merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
+            else:
+                for key in micro:
+                    sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
+                        terms.per_list[key].sum()
+                    )
+
+    for part, restart in lazy_parts(source_lazy, keys, total, part_rows, layout, temp_dir):
+        if restart:
+            merged = _Merged()
+            continue
+        assert part is not None
+        if part.height:
+            take(part)
+        del part  # before the next part is read: one part in memory at a time
+        _release_freed_memory()
+    if merged.problem is not None:
+        raise merged.problem[1]
+    if not merged.lists:
+        msg = f"{CALLER}: no list of scores has a positive, so there is nothing to grade."
+        raise ValueError(msg)
+    if later:
+        raise later[0]
+    return _merge(
+        merged, keys=keys, item=item, groups=groups, kk=kk, names=names, primary=primary,
+        table=table, tail_share=tail_share, mp=mp, comparability=comparability,
+        strength=strength if shrink else None, percentile=percentile, block_alpha=block_alpha,
+        n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
+    )  # fmt: skip
+
+
+def _merge(
+    merged: _Merged,
+    *,
+    keys: list[str],
+    item: str,
+    groups: str | None,
+    kk: int,
+    names: Sequence[str],
+    primary: str,
+    table: tuple[pl.DataFrame, float, str] | None,
+    tail_share: float,
+    mp: str,
+    comparability: str | None,
+    strength: float | None,
+    percentile: bool,
+    block_alpha: Mapping[str, float],
+    n_resamples: int,
+    confidence_level: float,
+    seed: int,
+) -> RankingReport:
+    """The payload from the parts' terms: per-list values in the in-memory order, items summed."""
+    lists = pl.concat(merged.lists, how="vertical", rechunk=True)
+    order = lists.select(pl.arg_sort_by([*keys, _TRUTH_ITEM])).to_series().to_numpy()
+    n_graded = order.size
+    catalogue = pl.concat(merged.items).unique().sort()
+    n_items = catalogue.len()
+    ids = catalogue.to_frame(item).with_row_index(_ITEM)
+    part_ids: list[IntArray] = [
+        s.to_frame(item)
+        .join(ids, on=item, how="left", maintain_order="left")[_ITEM]
+        .cast(pl.Int64)
+        .to_numpy()
+        for s in merged.items
+    ]
+    micro = [key for key, _, _ in micro_keys(kk)]
+    hit = f"hit@{kk}"
+
+    def per_item(arrays: list[Any], start: float, how: str) -> Any:
+        out = np.full(n_items, start, dtype=np.float64 if how != "or" else bool)
+        for local_ids, values in zip(terms_ids, arrays, strict=True):
+            if how == "add":
+                np.add.at(out, local_ids, values)
+            elif how == "mul":
+                np.multiply.at(out, local_ids, values)
+            else:
+                out[local_ids[values]] = True
+        return out
+
+    # the ids of the parts that were graded (a part with no positive is only items)
+    terms_ids = [part_ids[i] for i in merged.graded]
+    counts = per_item(merged.blocks[primary].hit_count, 0.0, "add")
+    pop_values = None
+    others = np.zeros(0)
+    if table is not None:
+        pop_values, others = popularity_on(catalogue, item, table[0])
+        tail = tail_items(pop_values, table[1], tail_share, others)
+        tail_source: str | None = table[2]
+    else:
+        tail = tail_items(counts, float(counts.sum()), tail_share, others)
+        tail_source = "truth"
+
+    def block(name: str) -> Block:
+        sums = merged.blocks[name]
+        terms = Terms(
+            {},
+            per_item(sums.exposure, 0.0, "add"),
+            per_item(sums.covered, False, "or"),
+            per_item(sums.miss, 1.0, "mul"),
+        )
+        hit_count = per_item(sums.hit_count, 0.0, "add")
+        hit_sum = per_item(sums.hit_sum, 0.0, "add")
+        values: dict[str, FloatArray] = {}
+        if name in (primary, BASELINE):
+            values = {k: np.concatenate(merged.per_list[f"{name}:{k}"])[order] for k in micro}
+            means = {k: float(v.mean()) for k, v in values.items()}
+            hit_k = values[hit]
+            in_tail = tail[_truth_ids(lists, order, ids, item)]
+            tail_hit = float(hit_k[in_tail].mean()) if in_tail.any() else None
+        else:
+            means = {k: sums.micro_sum[k] / n_graded for k in micro}
+            held = float(hit_count[tail].sum())
+            tail_hit = float(hit_sum[tail].sum()) / held if held > 0 else None
+        computed = summarise(hit_count, hit_sum, tail_hit, terms)
+        macro = {m.name(kk): computed[m.key] for m in report_metrics(kk, "macro")}
+        return Block(means, macro, values, terms.exposure)
+
+    blocks = {name: block(name) for name in names}
+    floor = block(BASELINE) if table is not None else None
+    unit = None
+    if groups is not None:
+        graded_groups = lists[_GROUP].gather(pl.Series(order))
+        unit = (graded_groups.rank("dense") - 1).to_numpy().astype(np.int64)
+    uncertainty = _uncertainty(
+        unit, n_graded, blocks[primary], floor, n_resamples=n_resamples,
+        confidence_level=confidence_level, seed=seed, objective=primary,
+    )  # fmt: skip
+    return finish_payload(
+        kk=kk, blocks=blocks, floor=floor, primary=primary, uncertainty=uncertainty,
+        objective_alpha={n: None if percentile else block_alpha[n] for n in names},
+        longest=merged.longest, tail=tail, tail_share=tail_share, tail_source=tail_source,
+        n_lists=n_graded, n_dropped=merged.n_dropped, n_unseen_truth=merged.n_unseen,
+        n_items=n_items, mp=mp, source=None if table is None else table[2],
+        comparability=comparability, strength=strength,
+    )  # fmt: skip
+
+
+def _truth_ids(lists: pl.DataFrame, order: IntArray, ids: pl.DataFrame, item: str) -> IntArray:
+    """Per graded list, in the in-memory order: its truth item's global id."""
+    truth = lists[_TRUTH_ITEM].gather(pl.Series(order)).to_frame(item)
+    joined = truth.join(ids, on=item, how="left", maintain_order="left")
+    return joined[_ITEM].cast(pl.Int64).to_numpy()

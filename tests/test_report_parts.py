@@ -1,0 +1,233 @@
+"""lp.ranking_report on a LazyFrame read in parts of whole lists equals the in-memory payload.
+
+The reference is the in-memory path on the same log (a DataFrame); the parts path is forced with
+a small ``batch_rows``.  Per-list values merge in the in-memory order (exact); per-item sums and
+the non-primary blocks' micro sums run in another order, so floats compare to 1e-12.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+
+
+def _log(seed=0, n_lists=240, n_items=11, integer=False, shuffle=False):
+    rng = np.random.default_rng(seed)
+    lists = np.repeat(np.arange(n_lists), n_items)
+    items = np.tile(np.arange(n_items), n_lists)
+    truth = rng.integers(0, n_items, n_lists)
+    raw = rng.integers(0, 6, lists.size)  # heavy ties
+    frame = pl.DataFrame(
+        {
+            "list": lists,
+            "entity": lists // 7,
+            "item": items,
+            "score": raw if integer else raw / 5.0,
+            "clicked": items == np.repeat(truth, n_items),
+        }
+    )
+    # some lists without a positive (dropped), some with two (multi_positive)
+    frame = frame.filter(~((pl.col("list") % 13 == 0) & pl.col("clicked")))
+    frame = frame.with_columns(
+        clicked=pl.col("clicked") | ((pl.col("list") % 11 == 0) & (pl.col("item") == 0))
+    )
+    if shuffle:
+        frame = frame.sample(fraction=1.0, shuffle=True, seed=seed)
+    return frame
+
+
+def _same(a, b, path=""):
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), path
+        for key in a:
+            _same(a[key], b[key], f"{path}/{key}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) and isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (path, a, b)
+    else:
+        assert a == b, (path, a, b)
+
+
+def _exact_parts(a, b):
+    """The primary block's micro family, the floor's and the bootstrap: bit for bit."""
+    primary = a["primary_objective"]
+    assert a["objectives"][primary]["micro"] == b["objectives"][primary]["micro"]
+    assert (
+        a["baselines"] == {}
+        or a["baselines"]["global_pop"]["micro"] == (b["baselines"]["global_pop"]["micro"])
+    )
+    assert a["uncertainty"] == b["uncertainty"]
+
+
+@pytest.mark.parametrize("layout", ["grouped", "shuffled", "auto"])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_parts_equal_in_memory_with_train_and_groups(layout, shuffle):
+    frame = _log(shuffle=shuffle)
+    kw = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3,
+        train=pl.DataFrame({"item": np.arange(11).repeat(np.arange(1, 12))}),
+        groups="entity", n_resamples=60,
+    )  # fmt: skip
+    whole = lp.ranking_report(frame, **kw)
+    if shuffle and layout == "grouped":
+        layout = "auto"  # a shuffled log is hashed (grouped refuses it, as lp.evaluate)
+    parted = lp.ranking_report(frame.lazy(), batch_rows=400, layout=layout, **kw)
+    _same(dict(whole), dict(parted))
+    _exact_parts(whole, parted)
+    assert parted["n_dropped"] > 0
+    assert parted["uncertainty"]["unit"] == "entity"
+
+
+@pytest.mark.parametrize(
+    "objectives", [("accuracy",), ("balanced",), ("coverage", "accuracy", "balanced")]
+)
+@pytest.mark.parametrize("multi_positive", ["each", "first"])
+def test_parts_equal_in_memory_every_objective(objectives, multi_positive):
+    frame = _log(seed=1, integer=True, shuffle=True)
+    kw = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=4,
+        objectives=objectives, multi_positive=multi_positive, n_resamples=40,
+    )  # fmt: skip
+    whole = lp.ranking_report(frame, **kw)
+    parted = lp.ranking_report(frame.lazy(), batch_rows=300, **kw)
+    _same(dict(whole), dict(parted))
+    _exact_parts(whole, parted)
+
+
+def test_parts_with_a_popularity_and_percentile():
+    frame = _log(seed=2)
+    pop = pl.DataFrame({"item": np.arange(11), "popularity": np.arange(11) * 2.0 + 1})
+    kw = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=2,
+        objectives=("accuracy", "coverage"), popularity=pop, percentile=True, n_resamples=30,
+    )  # fmt: skip
+    whole = lp.ranking_report(frame, **kw)
+    parted = lp.ranking_report(frame.lazy(), batch_rows=500, layout="grouped", **kw)
+    _same(dict(whole), dict(parted))
+    _exact_parts(whole, parted)
+
+
+def test_a_small_lazy_frame_is_graded_whole():
+    frame = _log(seed=3, n_lists=30)
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=20)
+    assert lp.ranking_report(frame.lazy(), **kw) == lp.ranking_report(frame, **kw)
+
+
+def _refusal(frame, **extra):
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    kw.update(extra)
+    messages = []
+    for source, more in ((frame, {}), (frame.lazy(), {"batch_rows": 200})):
+        with pytest.raises(ValueError, match="ranking_report") as info:
+            lp.ranking_report(source, **kw, **more)
+        messages.append(str(info.value))
+    return messages
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_refusals_name_the_same_list(shuffle):
+    base = _log(seed=4, shuffle=shuffle)
+    # a duplicated (list, item) in two late lists, a non-finite score in an earlier one
+    dup = base.filter(pl.col("list").is_in([150, 200]) & (pl.col("item") == 3))
+    whole, parted = _refusal(pl.concat([base, dup]))
+    assert whole == parted
+    assert "has item 3 more than once" in whole
+    bad = base.with_columns(
+        score=pl.when((pl.col("list") == 120) & (pl.col("item") == 2))
+        .then(float("inf"))
+        .otherwise(pl.col("score"))
+    )
+    whole, parted = _refusal(pl.concat([bad, dup]))
+    assert whole == parted
+    assert "list 120" in whole
+    nulls = base.with_columns(
+        score=pl.when(pl.col("list").is_in([90, 170]) & (pl.col("item") == 1))
+        .then(None)
+        .otherwise(pl.col("score"))
+    )
+    whole, parted = _refusal(nulls)
+    assert whole == parted
+    first = nulls.with_row_index().filter(pl.col("score").is_null())["index"][0]
+    assert f"first in row {first}" in whole
+    negative = base.with_columns(
+        score=pl.when(pl.col("list").is_in([60, 180]) & (pl.col("item") == 4))
+        .then(-1.0)
+        .otherwise(pl.col("score"))
+    )
+    whole, parted = _refusal(negative, objectives=("coverage",))
+    assert whole == parted
+    assert "list 60" in whole
+    nothing = base.with_columns(clicked=pl.lit(False))
+    whole, parted = _refusal(nothing)
+    assert whole == parted
+
+
+@pytest.mark.parametrize("positive", [True, False])
+def test_a_group_varying_within_a_list_is_refused_as_whole(positive):
+    base = _log(seed=5)
+    # list 200 (late: its own part) names two entities; with positive=False it has no positive
+    frame = base.with_columns(
+        entity=pl.when((pl.col("list") == 200) & (pl.col("item") == 5))
+        .then(-1)
+        .otherwise(pl.col("entity")),
+        clicked=pl.col("clicked") & ((pl.col("list") < 190) | pl.lit(positive)),
+    )
+    whole, parted = _refusal(frame, groups="entity")
+    assert whole == parted
+    assert "groups column 'entity' must be constant within a list; list 200 has 2 values" in whole
+
+
+def test_shuffled_parts_leave_no_temporary_files(tmp_path):
+    frame = _log(seed=6, shuffle=True)
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    parted = lp.ranking_report(
+        frame.lazy(), batch_rows=300, layout="shuffled", temp_dir=tmp_path, **kw
+    )
+    _same(dict(lp.ranking_report(frame, **kw)), dict(parted))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_grouped_layout_refuses_a_list_in_two_places():
+    frame = _log(seed=7)
+    # list 3's rows in two runs within the first part: its first 4 rows, lists 4 and 5, the rest
+    three = frame.filter(pl.col("list") == 3)
+    moved = pl.concat(
+        [
+            frame.filter(pl.col("list") < 3),
+            three.head(4),
+            frame.filter(pl.col("list").is_in([4, 5])),
+            three.tail(three.height - 4),
+            frame.filter(pl.col("list") > 5),
+        ]
+    )
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    with pytest.raises(ValueError, match=r"layout='grouped' needs each list's rows in one"):
+        lp.ranking_report(moved.lazy(), batch_rows=200, layout="grouped", **kw)
+    # 'auto' partitions it instead, and gives the whole path's payload
+    _same(
+        dict(lp.ranking_report(moved, **kw)),
+        dict(lp.ranking_report(moved.lazy(), batch_rows=200, **kw)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "words"),
+    [
+        ("batch_rows", 0, "The 'batch_rows' parameter of ranking_report must be an int"),
+        ("layout", "sorted", "The 'layout' parameter of ranking_report must be"),
+        ("temp_dir", "/no/such/dir", "The 'temp_dir' parameter of ranking_report must be"),
+    ],
+)
+def test_bad_part_options_are_refused(option, value, words):
+    frame = _log(seed=8, n_lists=20)
+    kw = dict(by="list", item="item", y_true="clicked", y_score="score")
+    with pytest.raises(lp.InvalidParameterError, match=words):
+        lp.ranking_report(frame.lazy(), **kw, **{option: value})
