@@ -1489,7 +1489,7 @@ def test_log_loss_y_pred_deprecation() -> None:
     y_proba = np.array([[0.1, 0.9], [0.9, 0.1], [0.8, 0.2], [0.35, 0.65]])
     log_loss(y_true, y_proba)
     msg = "`y_pred` was renamed to `y_proba` in version 1.9 and will be removed "
-    # `y_pred` is no longer in the signature: the wrapper takes it and warns
+    # `y_pred` is not in lp.arrays.log_loss's signature (this test is an expected failure)
     with pytest.warns(FutureWarning, match=re.escape(msg)):
         log_loss(y_true, y_pred=y_proba)  # type: ignore[call-arg]
     msg = "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, "

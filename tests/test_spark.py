@@ -340,7 +340,8 @@ def test_worker_without_lodestar_polars_says_so(monkeypatch: pytest.MonkeyPatch)
     fields: list[tuple[str, pa.DataType]] = [("query", pa.string()), ("rr", pa.float64())]
     schema = pa.schema(fields)
     run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
-    shipped = cloudpickle.dumps(run)  # type: ignore[no-untyped-call]  # as Spark ships it to a worker (pyspark's cloudpickle is untyped)
+    # as Spark ships it to a worker (pyspark's cloudpickle is untyped)
+    shipped = cloudpickle.dumps(run)  # type: ignore[no-untyped-call]
     for name in [m for m in sys.modules if m.startswith("lodestar_polars")]:
         monkeypatch.setitem(sys.modules, name, None)  # a worker without the package
     on_worker = cloudpickle.loads(shipped)  # unpickling imports nothing of ours
