@@ -129,7 +129,8 @@ def ids(cases: list[Case]) -> list[str]:
 
 
 def manifest() -> dict[str, Any]:
-    return json.loads(MANIFEST.read_text(encoding="utf-8"))
+    out: dict[str, Any] = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    return out
 
 
 def _flatten(x: Any) -> Any:

@@ -181,10 +181,11 @@ def run_path(
         text = evaluate_name(metric, options)
         if text is None:
             return None
-        source = frame.lazy() if path == "evaluate_lazy" else frame
-        out = lp.evaluate(source, [text], by=QUERY, y_true=Y_TRUE, y_score=Y_SCORE, strict=False)
-        if isinstance(out, pl.LazyFrame):
-            out = out.collect()
+        options_in: dict[str, Any] = dict(by=QUERY, y_true=Y_TRUE, y_score=Y_SCORE, strict=False)
+        if path == "evaluate_lazy":
+            out = lp.evaluate(frame.lazy(), [text], **options_in).collect()
+        else:
+            out = lp.evaluate(frame, [text], **options_in)
         assert out.columns == [QUERY, text], out.columns
         assert out.schema[text] == pl.Float64, f"evaluate: dtype {out.schema[text]}"
         keys = out.get_column(QUERY).to_list()

@@ -108,7 +108,7 @@ def _assert_message(actual: str, expected: str, case: Any) -> None:
         assert actual == expected
 
 
-def _assert_warnings(caught: list[warnings.WarningMessage], expected: list[dict]) -> None:
+def _assert_warnings(caught: list[warnings.WarningMessage], expected: list[dict[str, Any]]) -> None:
     # an UndefinedMetricWarning is raised as a subclass of scikit-learn's too once
     # scikit-learn is imported (lodestar_polars.exceptions): any test module may import it
     got = [(w.category, str(w.message)) for w in caught]
@@ -125,7 +125,7 @@ def test_corpus_parity(case: Any) -> None:
     """scikit-learn's value and type, or its exception; and its warnings."""
     function = getattr(arrays, case.function)
     if case.is_error:
-        exc_type = InvalidParameterError
+        exc_type: type[Exception] = InvalidParameterError
         if not case.raises["is_invalid_parameter_error"]:
             exc_type = EXCEPTIONS[case.raises["type"]]
         message = case.raises["message"]
@@ -447,7 +447,7 @@ def test_unexpected_keyword_reads_like_sklearn() -> None:
 def test_invalid_parameter_error_is_value_and_type_error() -> None:
     """InvalidParameterError is caught as either."""
     with pytest.raises(InvalidParameterError) as info:
-        arrays.dcg_score([[1, 0]], [[0.2, 0.1]], ignore_ties=1)
+        arrays.dcg_score([[1, 0]], [[0.2, 0.1]], ignore_ties=1)  # type: ignore[arg-type]
     assert isinstance(info.value, ValueError)
     assert isinstance(info.value, TypeError)
 

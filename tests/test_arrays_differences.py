@@ -152,5 +152,5 @@ def test_float32_log_base_as_scikit_learn() -> None:
     discount = [ln_base / math.log(i + 2) for i in range(4)]
     # ranked by score: gains 2, 0, 1, 3
     expected = 2 * discount[0] + 1 * discount[2] + 3 * discount[3]
-    got = arrays.dcg_score([[3, 2, 1, 0]], [[0.1, 0.4, 0.2, 0.3]], log_base=np.float32(2))
+    got = arrays.dcg_score([[3, 2, 1, 0]], [[0.1, 0.4, 0.2, 0.3]], log_base=np.float32(2))  # type: ignore[arg-type]  # a NumPy float, as scikit-learn takes
     assert got == pytest.approx(expected, rel=1e-15)

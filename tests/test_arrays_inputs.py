@@ -90,7 +90,7 @@ CASES: dict[str, tuple[Callable[..., float], Callable[[np.ndarray], Any], float]
 def test_integer_scores_past_2_53(name: str, dtype: type, base: int) -> None:
     """Scores one apart past 2**53 are two scores (a Float64 cast made them a tie)."""
     _, call, expected = CASES[name]
-    score = np.array([[base, base + 1, base]], dtype=dtype)
+    score: np.ndarray = np.array([[base, base + 1, base]], dtype=dtype)
     assert call(score) == expected
 
 

@@ -19,6 +19,7 @@ import importlib.util
 import math
 import re
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +29,13 @@ import pytest
 
 import lodestar_polars as lp
 from lodestar_polars._calibration import (
+    GroupWeight,
     brier_score_metric,
     expected_calibration_error_metric,
     log_loss_metric,
     roc_auc_metric,
 )
+from lodestar_polars._validation import BinStrategy
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 
@@ -250,7 +253,7 @@ def test_calibration_curve_refuses_bad_groups() -> None:
         match="The 'frame' parameter of calibration_curve must be a polars DataFrame or "
         "LazyFrame \\(or Arrow data\\). Got dict instead.",
     ):
-        lp.calibration_curve({"y": [0]}, "y", "s")  # type: ignore[arg-type]
+        lp.calibration_curve({"y": [0]}, "y", "s")  # type: ignore[type-var]
     with pytest.raises(
         lp.InvalidParameterError,
         match="The 'y_prob' parameter of calibration_curve names 'p', which is not a column",
@@ -261,7 +264,7 @@ def test_calibration_curve_refuses_bad_groups() -> None:
 # --------------------------------------------------------------------------- ECE
 
 
-def _ece_loop(y: list[float], p: list[float], n_bins: int, strategy: str) -> float:
+def _ece_loop(y: Sequence[float], p: Sequence[float], n_bins: int, strategy: str) -> float:
     """The textbook ECE, one row and one bin at a time."""
     if strategy == "uniform":
         edges = list(np.linspace(0.0, 1.0, n_bins + 1))
@@ -295,7 +298,7 @@ def test_ece_by_hand() -> None:
 
 
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
-def test_ece_against_the_loop(strategy: str) -> None:
+def test_ece_against_the_loop(strategy: BinStrategy) -> None:
     """Random groups of 1 to 40 rows, tied probabilities, every path."""
     rng = np.random.default_rng(11)
     groups, options = [], []
@@ -434,9 +437,9 @@ def test_group_auc() -> None:
     )
     out = lp.group_auc(frame, "y", "s", by="g")
     assert out.row(0) == (0.5, 2, 1, 6)
-    out = lp.group_auc(frame.lazy(), "y", "s", by=["g"], weighting="uniform")
-    assert isinstance(out, pl.LazyFrame)
-    assert out.collect().row(0) == (0.375, 2, 1, 6)
+    lazy_out = lp.group_auc(frame.lazy(), "y", "s", by=["g"], weighting="uniform")
+    assert isinstance(lazy_out, pl.LazyFrame)
+    assert lazy_out.collect().row(0) == (0.375, 2, 1, 6)
     rng = np.random.default_rng(8)
     groups = []
     for _ in range(50):
@@ -445,10 +448,10 @@ def test_group_auc() -> None:
     frame = _frame(groups)
     for uniform in (False, True):
         expected, scored, skipped = _group_auc_loop(frame, uniform=uniform)
-        weight = "uniform" if uniform else "impressions"
-        out = lp.group_auc(frame, "y", "s", by="g", weighting=weight).row(0, named=True)
-        assert out["group_auc"] == pytest.approx(expected, rel=1e-12)
-        assert (out["users"], out["skipped_one_class"]) == (scored, skipped)
+        weight: GroupWeight = "uniform" if uniform else "impressions"
+        row = lp.group_auc(frame, "y", "s", by="g", weighting=weight).row(0, named=True)
+        assert row["group_auc"] == pytest.approx(expected, rel=1e-12)
+        assert (row["users"], row["skipped_one_class"]) == (scored, skipped)
 
 
 def test_group_auc_bad_input() -> None:
@@ -505,7 +508,7 @@ def _sklearn_sentence(function: str, y: list[float], p: list[float]) -> str:
     from sklearn.metrics import brier_score_loss, roc_auc_score
     from sklearn.metrics import log_loss as sk_log_loss
 
-    call = {
+    call: Callable[[], Any] = {
         "log_loss": lambda: sk_log_loss(y, p, labels=[0, 1]),
         "brier_score": lambda: brier_score_loss(y, p),
         "roc_auc": lambda: roc_auc_score(y, p),
@@ -693,7 +696,8 @@ def test_group_auc_old_name_weight_warns() -> None:
     frame = _frame([([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), ([1, 0], [0.2, 0.6])])
     new = lp.group_auc(frame, "y", "s", by="g", weighting="uniform")
     with pytest.warns(FutureWarning, match="`weight` is renamed `weighting`"):
-        old = lp.group_auc(frame, "y", "s", by="g", weight="uniform")
+        # the old name is no longer in the signature: @renamed maps it to `weighting`
+        old = lp.group_auc(frame, "y", "s", by="g", weight="uniform")  # type: ignore[call-arg]
     assert old.rows() == new.rows() == [(0.375, 2, 0, 6)]  # (0.75 + 0) / 2
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 import pytest
@@ -20,7 +21,9 @@ def test_bundled_example_prints_means_and_weakest(capsys: pytest.CaptureFixture[
     assert "weakest 5 queries by ndcg@10:" in out
     # the printed mean is the mean of the per-query expression values
     log = pl.read_csv(example_path())
-    expected = log.group_by("query").agg(v=lp.ndcg("relevance", "score", k=10))["v"].mean()
+    expected = cast(
+        float, log.group_by("query").agg(v=lp.ndcg("relevance", "score", k=10))["v"].mean()
+    )
     assert f"{expected:.6f}" in out
 
 

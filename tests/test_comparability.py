@@ -634,7 +634,10 @@ def test_fit_comparability_old_names_warn() -> None:
     """``score``/``truth`` are the old names of ``y_score``/``y_true``: same state, a warning."""
     new = lp.fit_comparability(_log(), by="user", item="item", y_score="score", y_true="clicked")
     with pytest.warns(FutureWarning) as record:
-        old = lp.fit_comparability(_log(), by="user", item="item", score="score", truth="clicked")
+        # the old names are no longer in the signature: @renamed maps them
+        old = lp.fit_comparability(  # type: ignore[call-arg]
+            _log(), by="user", item="item", score="score", truth="clicked"
+        )
     assert ["`score` is renamed `y_score`" in str(w.message) for w in record] == [True, False]
     assert "`truth` is renamed `y_true`" in str(record[1].message)
     assert old == new
@@ -645,7 +648,8 @@ def test_transform_for_objective_old_names_warn() -> None:
     state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     new = lp.transform_for_objective(_log(), "accuracy", state, popularity_discount=0.5, **KW)
     with pytest.warns(FutureWarning) as record:
-        old = lp.transform_for_objective(
+        # the old names are no longer in the signature: @renamed maps them
+        old = lp.transform_for_objective(  # type: ignore[call-arg]
             _log(), "accuracy", state, by="user", item="item", score="score", alpha=0.5
         )
     assert "`score` is renamed `y_score`" in str(record[0].message)
@@ -669,7 +673,8 @@ def test_roles_take_expressions() -> None:
     got = lp.fit_comparability(log, y_true=pl.col("clicked").cast(pl.Int8), **exprs)
     assert got == want
     assert want.catalogue.str.to_uppercase().equals(want.catalogue)  # the computed items
-    for frame in (log, log.lazy()):
+    frames: tuple[Any, ...] = (log, log.lazy())  # either kind, returned as it came
+    for frame in frames:
         out = lp.transform_for_objective(frame, "coverage", want, **exprs)
         assert isinstance(out, type(frame))
         expected = lp.transform_for_objective(computed, "coverage", want, **kw)
@@ -679,6 +684,6 @@ def test_roles_take_expressions() -> None:
 def test_bad_roles_and_frames_are_invalid_parameters() -> None:
     state = lp.fit_comparability(_log(), y_true="clicked", **KW)
     with pytest.raises(lp.InvalidParameterError, match="The 'item' parameter of"):
-        lp.transform_for_objective(_log(), "coverage", state, by="user", item=3, y_score="score")
+        lp.transform_for_objective(_log(), "coverage", state, by="user", item=3, y_score="score")  # type: ignore[arg-type]
     with pytest.raises(lp.InvalidParameterError, match="The 'scores' parameter of"):
-        lp.fit_comparability({"user": [1]}, y_true="clicked", **KW)
+        lp.fit_comparability({"user": [1]}, y_true="clicked", **KW)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -12,6 +13,7 @@ import pytest
 
 import lodestar_polars as lp
 from lodestar_polars import _compare, _stats
+from lodestar_polars._compare import Correction
 from lodestar_polars.cli import run as cli_main
 
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -37,7 +39,7 @@ def _frame(values: dict[str, np.ndarray], metric: str = "ndcg@10") -> pl.DataFra
     )
 
 
-def _row(result: lp.Comparison, run: str, metric: str = "ndcg@10") -> dict[str, object]:
+def _row(result: lp.Comparison, run: str, metric: str = "ndcg@10") -> dict[str, Any]:
     return result.table.filter((pl.col("run") == run) & (pl.col("metric") == metric)).row(
         0, named=True
     )
@@ -501,12 +503,12 @@ def test_print_shows_the_report_and_repr_says_what_it_is(
     ],
 )
 def test_latex_caption_names_the_test_correction_and_alpha(
-    n: int, kwargs: dict[str, object], test_words: str, correction: str | None, corr_words: str
+    n: int, kwargs: dict[str, Any], test_words: str, correction: Correction | None, corr_words: str
 ) -> None:
     """to_latex's caption: the test (and its resamples), the correction, alpha, the queries."""
     result = lp.compare(
         _frame(_runs(n, k=2, seed=3)), baseline="run0", correction=correction, alpha=0.1,
-        **kwargs,  # type: ignore[arg-type]
+        **kwargs,
     )  # fmt: skip
     lines = result.to_latex().splitlines()
     assert lines[:2] == [r"\begin{table}[ht]", r"\centering"]
@@ -932,7 +934,9 @@ def test_seed_zero_and_none_accepted() -> None:
     """seed=0 (and a NumPy integer) reproduce; None draws fresh resamples."""
     frame = _frame(_runs(30, k=2, seed=1))
     a = lp.compare(frame, baseline="run0", test="bootstrap", seed=0, n_resamples=200)
-    b = lp.compare(frame, baseline="run0", test="bootstrap", seed=np.int64(0), n_resamples=200)
+    # a NumPy integer is taken at run time, though the signature says int
+    seed = np.int64(0)
+    b = lp.compare(frame, baseline="run0", test="bootstrap", seed=seed, n_resamples=200)  # type: ignore[arg-type]
     assert a.table.equals(b.table)
     fresh = lp.compare(frame, baseline="run0", test="bootstrap", seed=None, n_resamples=200)
     assert fresh.table["difference"].equals(a.table["difference"])

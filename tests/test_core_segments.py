@@ -103,8 +103,8 @@ def test_segment_order_with_a_non_finite_score_takes_the_lexsort(
     odd: float, length: list[int]
 ) -> None:
     score = np.array([0.2, odd, 0.9, 0.1])
-    length = np.array(length)
-    assert segment_order(score, length).tolist() == _lexsort_order(score, length).tolist()
+    lengths = np.array(length)
+    assert segment_order(score, lengths).tolist() == _lexsort_order(score, lengths).tolist()
 
 
 # Segments of one width: the Ranking's shortcuts equal its general formulas.

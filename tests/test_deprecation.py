@@ -22,7 +22,8 @@ def test_new_names_run_without_warning() -> None:
 
 def test_an_old_name_warns_naming_the_new_one_and_runs() -> None:
     with pytest.warns(FutureWarning) as record:
-        got = _graded("f", truth="t", score="x")
+        # the old names are not in the signature (@renamed maps them): ignored on purpose
+        got = _graded("f", truth="t", score="x")  # type: ignore[call-arg]
     assert got == ("f", "t", "x")
     assert [str(w.message) for w in record] == [
         f"_graded: the parameter `score` is renamed `y_score` (lodestar_polars {RENAMED_IN}); "
@@ -35,7 +36,7 @@ def test_an_old_name_warns_naming_the_new_one_and_runs() -> None:
 
 def test_both_names_is_an_error() -> None:
     with pytest.raises(InvalidParameterError, match="pass `y_score` only"):
-        _graded("f", y_true="t", y_score="x", score="x")
+        _graded("f", y_true="t", y_score="x", score="x")  # type: ignore[call-arg]
 
 
 def test_the_signature_shows_only_the_new_names() -> None:

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,7 @@ SOURCES = sorted((ROOT / "lodestar_polars").rglob("*.py"))
 MATH = re.compile(r"<math\b[^>]*>.*?</math>", re.DOTALL)
 
 
-def _hook():  # the hook module, loaded from its file as mkdocs loads it
+def _hook() -> types.ModuleType:  # the hook module, loaded from its file as mkdocs loads it
     pytest.importorskip("mkdocs", reason="the docs extra (mkdocs, latex2mathml) is not installed")
     import importlib.util
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -32,7 +33,7 @@ def test_parts_equal_the_in_memory_path(tmp_path: Path, batch_rows: int | None) 
     log = _log()
     path = tmp_path / "log.parquet"
     log.write_parquet(path)
-    kwargs = dict(by="query", y_true="relevance", y_score="score", strict=False)
+    kwargs: dict[str, Any] = dict(by="query", y_true="relevance", y_score="score", strict=False)
     eager = lp.evaluate(log, METRICS, **kwargs)
     seen: list[lp.Progress] = []
     lazy = lp.evaluate(
@@ -51,7 +52,9 @@ def test_parts_equal_the_in_memory_path(tmp_path: Path, batch_rows: int | None) 
 
 def test_parts_means_equal_the_in_memory_means() -> None:
     log = _log(seed=5).with_columns(w=(pl.col("query") % 3 + 1).cast(pl.Float64))
-    kwargs = dict(by="query", y_true="relevance", y_score="score", weight="w", strict=False)
+    kwargs: dict[str, Any] = dict(
+        by="query", y_true="relevance", y_score="score", weight="w", strict=False
+    )
     eager = lp.evaluate(log, ["ndcg", "rr"], mean=True, **kwargs)
     lazy = lp.evaluate(log.lazy(), ["ndcg", "rr"], mean=True, batch_rows=300, **kwargs)
     assert_frame_equal(lazy.collect(), eager, rel_tol=1e-12, abs_tol=1e-12)

@@ -9,6 +9,7 @@ as a Polars frame with plain column names.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow as pa
@@ -30,8 +31,8 @@ LOG = pl.DataFrame(
 METRICS = ["ndcg@2", "rr", "P@1"]
 
 
-def _plain(**options: object) -> pl.DataFrame:
-    out = lp.evaluate(LOG, METRICS, by="q", y_true="rel", y_score="s", **options)  # type: ignore[arg-type]
+def _plain(**options: Any) -> pl.DataFrame:
+    out = lp.evaluate(LOG, METRICS, by="q", y_true="rel", y_score="s", **options)
     assert isinstance(out, pl.DataFrame)
     return out
 
@@ -67,9 +68,9 @@ def test_computed_expressions() -> None:
     ],
 )
 def test_bad_roles(options: dict[str, object], error: type[Exception], msg: str) -> None:
-    kwargs: dict[str, object] = {"by": "q", "y_true": "rel", "y_score": "s", **options}
+    kwargs: dict[str, Any] = {"by": "q", "y_true": "rel", "y_score": "s", **options}
     with pytest.raises(error, match=msg.replace("(", r"\(").replace(")", r"\)")):
-        lp.evaluate(LOG, ["rr"], **kwargs)  # type: ignore[arg-type]
+        lp.evaluate(LOG, ["rr"], **kwargs)
 
 
 @pytest.mark.parametrize("kind", ["table", "batch", "reader"])
@@ -90,7 +91,7 @@ def test_parquet_dataset_is_read_in_parts(tmp_path: Path) -> None:
     for i, part in enumerate(LOG.partition_by("q")):
         pq.write_table(part.to_arrow(), tmp_path / f"part{i}.parquet")
     dataset = pads.dataset(tmp_path)
-    seen = []
+    seen: list[lp.Progress] = []
     out = lp.evaluate(
         dataset, METRICS, by="q", y_true="rel", y_score="s", batch_rows=3, progress=seen.append
     )

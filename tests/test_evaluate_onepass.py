@@ -19,8 +19,9 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import lodestar_polars as lp
-from lodestar_polars import _evaluate
+from lodestar_polars import _evaluate, _partition
 from lodestar_polars import _partition as lp_partition
+from lodestar_polars._partition import Layout
 
 METRICS = ["ndcg@5", "dcg", "rr@3", "top_k_accuracy@2"]
 KEYS = ["user", "query"]
@@ -170,7 +171,7 @@ def test_part_boundaries_of_a_sorted_frame(tmp_path: Path) -> None:
 def _spy_paths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Record which way each lazy call read its input: 'streamed' and/or 'hashed'."""
     taken: list[str] = []
-    streamed, hashed = _evaluate.grouped_parts, _evaluate.hashed_parts
+    streamed, hashed = _partition.grouped_parts, _partition.hashed_parts
 
     def spy_streamed(*args: Any) -> Any:
         taken.append("streamed")
@@ -206,7 +207,7 @@ def test_lazy_parts_equal_the_in_memory_path(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     order: str,
-    layout: str,
+    layout: Layout,
     path: list[str],
     by: list[str] | str,
 ) -> None:
@@ -230,7 +231,7 @@ def test_lazy_parts_equal_the_in_memory_path(
         y_true="relevance",
         y_score="score",
         batch_rows=450,
-        layout=layout,  # type: ignore[arg-type]
+        layout=layout,
         temp_dir=temp,
         progress=seen.append,
         **kwargs,
@@ -259,7 +260,9 @@ def test_lazy_parts_keep_the_order_inside_ties(
         dict(metrics=["ndcg@3", "rr@2", "precision@2"], ties="input"),
         dict(metrics=["top_k_accuracy@2", "ap"]),
     ):
-        common = dict(by=KEYS, y_true="hit", y_score="score", strict=False, **kwargs)
+        common: dict[str, Any] = dict(
+            by=KEYS, y_true="hit", y_score="score", strict=False, **kwargs
+        )
         expected = lp.evaluate(log, **common)
         got = lp.evaluate(lazy, batch_rows=300, **common).collect()
         assert_frame_equal(got, expected)
@@ -382,7 +385,7 @@ def test_layout_and_temp_dir_are_checked(tmp_path: Path) -> None:
         match=r"The 'layout' parameter of evaluate must be one of \['auto', 'grouped', "
         r"'shuffled'\]. Got 'sorted' instead.",
     ):
-        lp.evaluate(log, ["dcg"], layout="sorted", **kwargs)  # type: ignore[arg-type]
+        lp.evaluate(log, ["dcg"], layout="sorted", **kwargs)  # type: ignore[call-overload]
     missing = tmp_path / "nowhere"
     with pytest.raises(
         lp.InvalidParameterError,
@@ -391,11 +394,11 @@ def test_layout_and_temp_dir_are_checked(tmp_path: Path) -> None:
     ):
         lp.evaluate(log, ["dcg"], temp_dir=missing, **kwargs)
     with pytest.raises(lp.InvalidParameterError, match=r"Got 3 instead"):
-        lp.evaluate(log, ["dcg"], temp_dir=3, **kwargs)  # type: ignore[arg-type]
+        lp.evaluate(log, ["dcg"], temp_dir=3, **kwargs)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("layout", ["auto", "grouped", "shuffled"])
-def test_arrow_dataset_in_parts(tmp_path: Path, layout: str) -> None:
+def test_arrow_dataset_in_parts(tmp_path: Path, layout: Layout) -> None:
     import pyarrow.dataset as ds
 
     log = _log(seed=17).sort(KEYS)
@@ -407,7 +410,7 @@ def test_arrow_dataset_in_parts(tmp_path: Path, layout: str) -> None:
         METRICS,
         weight="w",
         batch_rows=500,
-        layout=layout,  # type: ignore[arg-type]
+        layout=layout,
         temp_dir=tmp_path,
         **kwargs,
     )
@@ -424,4 +427,4 @@ def test_layout_and_temp_dir_leave_a_data_frame_alone(tmp_path: Path) -> None:
     assert_frame_equal(got, expected)
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(lp.InvalidParameterError, match=r"'layout' parameter"):
-        lp.evaluate(log, METRICS, layout="hashed", **kwargs)  # type: ignore[arg-type]
+        lp.evaluate(log, METRICS, layout="hashed", **kwargs)  # type: ignore[call-overload]

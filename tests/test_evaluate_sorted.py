@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -20,6 +21,7 @@ from polars.testing import assert_frame_equal
 import lodestar_polars as lp
 from lodestar_polars import _evaluate
 from lodestar_polars._core.ranking import one_padded_matrix
+from lodestar_polars._ties import TieRule
 from lodestar_polars.exceptions import RefusedGroupError
 
 METRICS = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "top_k_accuracy@2"]
@@ -47,7 +49,7 @@ def _log(seed: int, n_groups: int = 300) -> pl.DataFrame:
 
 
 def _both_paths(
-    frame: pl.DataFrame, by: list[str], metrics: list[str] = METRICS, **kwargs: object
+    frame: pl.DataFrame, by: list[str], metrics: list[str] = METRICS, **kwargs: Any
 ) -> tuple[pl.DataFrame, ...]:
     """The query-sorted frame's result on the run path, then on the hash path.
 
@@ -58,11 +60,11 @@ def _both_paths(
     ordered = frame.sort(by, nulls_last=False, maintain_order=True)
     # as read from a file: no sorted flag, so only the run detection can find the runs
     ordered = pl.DataFrame({name: ordered[name].to_list() for name in ordered.columns}).cast(
-        dict(ordered.schema)
+        {name: dtype for name, dtype in ordered.schema.items()}
     )
     assert _evaluate._contiguous_runs(ordered, by) is not None
     assert _evaluate._contiguous_runs(frame, by) is None  # the shuffled frame: hashed
-    args = dict(by=by, y_true="relevance", y_score="score", strict=False, **kwargs)
+    args: dict[str, Any] = dict(by=by, y_true="relevance", y_score="score", strict=False, **kwargs)
     on_runs = lp.evaluate(ordered, metrics, **args)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
@@ -248,7 +250,7 @@ def _ranked(frame: pl.DataFrame) -> pl.DataFrame:
 
 @pytest.mark.parametrize("ties", ["average", "input"])
 @pytest.mark.parametrize("shape", ["ragged", "one length"])
-def test_a_ranked_log_takes_no_sort(ties: str, shape: str) -> None:
+def test_a_ranked_log_takes_no_sort(ties: TieRule, shape: str) -> None:
     """Scores already descending in every run: no sort, and the hash path's numbers."""
     frame = _ranked(_log(seed=31) if shape == "ragged" else _rectangular(seed=31))
     metrics = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "map@4"]

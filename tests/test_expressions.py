@@ -10,6 +10,7 @@ validation at build time, the groups each metric refuses (null, and named by
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from math import inf, log, log2, nan
 from typing import Any
 
@@ -650,7 +651,7 @@ BINARY = "{} needs a binary y_true (bool, or 0 and 1). Got {} instead."
 ONE_TRUE = "top_k_accuracy needs exactly one true row per group (the true class). Got {} instead."
 
 #: a good group of each metric, and its value: relevance [1, 0], scores [0.9, 0.1]
-GOOD = {
+GOOD: dict[Callable[..., pl.Expr], float] = {
     lp.dcg: 1.0,
     lp.ndcg: 1.0,
     lp.reciprocal_rank: 1.0,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -117,7 +119,9 @@ def test_adjacent_swap_costs_more_at_the_top() -> None:
 
 
 # --------------------------------------------------------------------------- ties
-def _brute_average(rel: list[int], score: list[float], metric, **options) -> float:  # type: ignore[no-untyped-def]
+def _brute_average(
+    rel: list[int], score: list[float], metric: Callable[..., pl.Expr], **options: Any
+) -> float:
     """Mean of the ``ties='input'`` value over every ordering of the rows (one group each)."""
     perms = list(itertools.permutations(range(len(rel))))
     df = pl.DataFrame(
@@ -128,7 +132,7 @@ def _brute_average(rel: list[int], score: list[float], metric, **options) -> flo
         }
     )
     values = df.group_by("g").agg(metric("rel", "score", ties="input", **options).alias("v"))
-    return float(values["v"].mean())
+    return float(cast(float, values["v"].mean()))
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -139,7 +143,7 @@ def test_average_ties_are_the_mean_over_orderings(seed: int) -> None:
     score = rng.choice([0.0, 1.0, 2.0], size=n).astype(float).tolist()
     k = int(rng.integers(1, n + 2))
     df = pl.DataFrame({"rel": rel, "score": score})
-    cases = [
+    cases: list[tuple[Callable[..., pl.Expr], dict[str, Any]]] = [
         (precision, {"k": k}),
         (recall, {"k": k}),
         (hit_rate, {"k": k}),
@@ -192,7 +196,7 @@ def test_ties_by_enumeration_on_larger_blocks(seed: int) -> None:
     df = pl.DataFrame({"rel": rel, "score": score})
     for k in (1, 3, 5, None):
         for denominator in ("relevant", "min_k"):
-            options = {"k": k, "denominator": denominator}
+            options: dict[str, Any] = {"k": k, "denominator": denominator}
             got = df.select(average_precision_at_k("rel", "score", **options)).item()
             expected = _brute_average(rel, score, average_precision_at_k, **options)
             assert math.isclose(got, expected, rel_tol=1e-12, abs_tol=1e-12), options
@@ -232,7 +236,7 @@ def test_joined_with_qrels_and_n_relevant_is_trec_eval() -> None:
         .join(judged, on="qid")
         .collect()
     )
-    opts = {"ties": "trec_eval", "item": "docno"}
+    opts: dict[str, Any] = {"ties": "trec_eval", "item": "docno"}
     ours = (
         long.group_by("qid")
         .agg(
@@ -359,10 +363,12 @@ _EVALUATE_IR = {
 def test_evaluate_equals_the_expressions(seed: int, lazy: bool) -> None:  # noqa: FBT001
     """lp.evaluate's NumPy cores give the expressions' numbers (ties averaged, rows = truth)."""
     df = _ragged_tied(seed)
-    source = df.lazy() if lazy else df
-    got = lp.evaluate(source, list(_EVALUATE_IR), by="query", y_true="rel", y_score="score")
     if lazy:
-        got = got.collect()
+        got = lp.evaluate(
+            df.lazy(), list(_EVALUATE_IR), by="query", y_true="rel", y_score="score"
+        ).collect()
+    else:
+        got = lp.evaluate(df, list(_EVALUATE_IR), by="query", y_true="rel", y_score="score")
     expected = (
         df.group_by("query").agg(e.alias(name) for name, e in _EVALUATE_IR.items()).sort("query")
     )

@@ -180,9 +180,9 @@ def test_precision_recall_curve_interpolated_matches_pytrec_eval() -> None:
     log = pl.DataFrame(rows, schema=["query", "doc", "y", "score"], orient="row")
     qrels: dict[str, dict[str, int]] = {}
     run: dict[str, dict[str, float]] = {}
-    for q, d, y, s in rows:
-        qrels.setdefault(q, {})[d] = y
-        run.setdefault(q, {})[d] = s
+    for qid, d, y, s in rows:
+        qrels.setdefault(qid, {})[d] = y
+        run.setdefault(qid, {})[d] = s
     out = pytrec_eval.RelevanceEvaluator(qrels, {"iprec_at_recall"}).evaluate(run)
     keys = [f"iprec_at_recall_{i / 10:.2f}" for i in range(11)]
     theirs = [sum(values[k] for values in out.values()) / len(out) for k in keys]
@@ -245,13 +245,13 @@ def test_precision_recall_curve_pooled_is_an_option() -> None:
     ],
 )
 def test_precision_recall_curve_refusals(
-    column: list[float | None], kwargs: dict[str, object], error: type, msg: str
+    column: list[float | None], kwargs: dict[str, Any], error: type[Exception], msg: str
 ) -> None:
     log = pl.DataFrame(
         {"run": ["a", "a", "b", "b"], "q": [1, 1, 2, 2], "y": [1, 0, 1, 0], "p": column}
     )
     with pytest.raises(error, match=re.escape(msg)):
-        plot.precision_recall_curve(log, "y", "p", **kwargs)  # type: ignore[arg-type]
+        plot.precision_recall_curve(log, "y", "p", **kwargs)
     strings = log.with_columns(pl.col("p").cast(pl.String))
     with pytest.raises(ValueError, match="the score column 'p' must be numeric; it is String"):
         plot.precision_recall_curve(strings, "y", "p")

@@ -309,9 +309,10 @@ def _values(
 ) -> list[Any]:
     """Per-group values on ``path`` (``group_by`` where evaluate cannot name the options)."""
     frame = paths.long_frame(rows_true, rows_score, queries=queries)
-    values = paths.run_path(path, frame, spec.metric, **options)
+    values: list[Any] | None = paths.run_path(path, frame, spec.metric, **options)
     if values is None:
         values = paths.run_path("group_by", frame, spec.metric, **options)
+    assert values is not None  # group_by names every option
     return values
 
 
@@ -716,7 +717,7 @@ def test_integer_scores_match_the_loop_in_their_own_dtype(
     _assert_close(got, loop, rel=REF_REL, abs_=REF_ABS, what=f"loop, {path} {options}")
     length = np.array([len(t) for t in rows_true], dtype=np.int64)
     flat_true = np.array([v for t in rows_true for v in t], dtype=np.float64)
-    flat_score = np.array([v for s in rows_score for v in s], dtype=np_dtype)
+    flat_score: np.ndarray = np.array([v for s in rows_score for v in s], dtype=np_dtype)
     core = spec.core(flat_true, flat_score, length, **options).tolist()
     _assert_close(got, core, rel=CORE_REL, abs_=CORE_ABS, what=f"core, {path} {options}")
 

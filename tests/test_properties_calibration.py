@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -64,7 +65,7 @@ def _frame(groups: list[list[tuple[float, float | None]]]) -> pl.DataFrame:
 
 def _sklearn(function: str, y: list[float], p: list[float]) -> float | str:
     """scikit-learn's value for one group, or the sentence it raises (or warns with, for NaN)."""
-    call = {
+    call: Callable[[], Any] = {
         "log_loss": lambda: sk_log_loss(y, p, labels=[0, 1]),
         "brier_score": lambda: brier_score_loss(y, p),
         "roc_auc": lambda: roc_auc_score(y, p),
@@ -164,7 +165,7 @@ BREAKS = {
     "one-class": ("y", ("roc_auc",)),
 }
 EVALUATE_NAME = {"roc_auc": "auc", "log_loss": "log_loss", "brier_score": "brier", "ece": "ece@4"}
-EXPRESSION = {
+EXPRESSION: dict[str, Callable[..., pl.Expr]] = {
     **EXPRESSIONS,
     "ece": lambda y, p: lp.expected_calibration_error(y, p, n_bins=4),
 }

@@ -100,7 +100,8 @@ def _fisher_by_enumeration(run: list[float], base: list[float]) -> float:
         null = math.fsum(s * x for s, x in zip(signs, d, strict=True)) / n
         less += null <= observed + tol
         greater += null >= observed - tol
-    return min(1.0, 2.0 * min(less, greater) / 2**n)
+    patterns: int = 2**n  # typeshed types int ** int as Any (a negative power is a float)
+    return min(1.0, 2.0 * min(less, greater) / patterns)
 
 
 @SETTINGS

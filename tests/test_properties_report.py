@@ -135,7 +135,7 @@ def test_top_k_serves_what_a_sort_serves(log: tuple[str, list[Row]], k: int, laz
     """The served rows are exactly those of a sort by (score descending, item), k per list."""
     kind, rows = log
     frame = _frame(kind, rows).drop("clicked")
-    source = frame.lazy() if lazy else frame
+    source: Any = frame.lazy() if lazy else frame  # either kind, as parametrized
     served = lp.top_k(source, k, by="user", item="item", y_score="score")
     if lazy:
         assert isinstance(served, pl.LazyFrame)

@@ -95,7 +95,7 @@ def _reference(
 def _close(got: Any, want: Any) -> bool:
     if want is None or got is None:
         return got is None and want is None
-    return abs(got - want) <= 1e-12 * max(1.0, abs(want))
+    return bool(abs(got - want) <= 1e-12 * max(1.0, abs(want)))
 
 
 @SETTINGS

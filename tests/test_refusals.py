@@ -7,6 +7,7 @@ scikit-learn's words where scikit-learn has them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,7 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
+from lodestar_polars._expr import Metric
 
 LOG = pl.DataFrame({"q": [1, 1, 2, 2], "t": [1, 0, 0, 1], "s": [0.5, 0.2, 0.3, 0.1]})
 
@@ -132,11 +134,12 @@ def test_n_relevant_must_be_a_whole_count(name: str, n_relevant: float, shown: s
     metric = getattr(lp, name)("t", "s", n_relevant="n", **options)
     out = frame.group_by("q").agg(metric.alias("v"))
     assert out["v"].to_list() == [None]
-    built = {
+    builders: dict[str, Callable[..., Metric]] = {
         "recall": lp._ir.recall_metric,
         "r_precision": lp._ir.r_precision_metric,
         "average_precision_at_k": lp._ir.average_precision_at_k_metric,
-    }[name]("t", "s", n_relevant="n", **options)
+    }
+    built = builders[name]("t", "s", n_relevant="n", **options)
     reason = frame.group_by("q").agg(built.reason().alias("why"))["why"].item()
     assert reason == (
         f"n_relevant must be a whole number of relevant documents (0, 1, 2, ...). Got {shown} "

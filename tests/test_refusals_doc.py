@@ -73,7 +73,7 @@ CASES: dict[str, Callable[[], str]] = {
     ),
     "k": lambda: _raised(lambda: lp.ndcg("rel", "s", k=0)),
     "log_base": lambda: _raised(lambda: lp.dcg("rel", "s", log_base=-2)),
-    "ties": lambda: _raised(lambda: lp.ndcg("rel", "s", ties="random")),  # type: ignore[arg-type]
+    "ties": lambda: _raised(lambda: lp.ndcg("rel", "s", ties="random")),
     "relevance_level": lambda: _raised(
         lambda: lp.precision("rel", "s", k=1, relevance_level=float("nan"))
     ),

@@ -17,7 +17,9 @@ from lodestar_polars._registry import (
     TREC_METRIC,
     TREC_ONLY,
     TREC_PRINT_ORDER,
+    MetricSpec,
     Range,
+    TrecMeasure,
     direction,
     metric_names,
     names_table,
@@ -76,10 +78,10 @@ def test_docs_peer_names_resolve_to_the_metric_named(row: list[str]) -> None:
 
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
-def test_every_name_of_a_metric_resolves_to_it(spec: object) -> None:
-    assert spec is BY_NAME[spec.name]  # type: ignore[attr-defined]
-    for name in (spec.name, *(n.text for n in spec.names)):  # type: ignore[attr-defined]
-        cutoff = "" if spec.cutoff != "required" else "@3"  # type: ignore[attr-defined]
+def test_every_name_of_a_metric_resolves_to_it(spec: MetricSpec) -> None:
+    assert spec is BY_NAME[spec.name]
+    for name in (spec.name, *(n.text for n in spec.names)):
+        cutoff = "" if spec.cutoff != "required" else "@3"
         for written in {name + cutoff if "_cut" not in name else f"{name}.3"}:
             found = resolve(written)
             assert found is not None, written
@@ -87,8 +89,8 @@ def test_every_name_of_a_metric_resolves_to_it(spec: object) -> None:
 
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
-def test_every_metric_is_public_with_a_page(spec: object) -> None:
-    function = spec.expression  # type: ignore[attr-defined]
+def test_every_metric_is_public_with_a_page(spec: MetricSpec) -> None:
+    function = spec.expression
     assert getattr(lp, function.__name__) is function
     assert (DOCS / "metrics" / f"{function.__name__}.md").is_file()
 
@@ -155,11 +157,11 @@ def test_evaluate_reads_every_registry_name() -> None:
 
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
-def test_trec_reads_the_registry(spec: object) -> None:
+def test_trec_reads_the_registry(spec: MetricSpec) -> None:
     """lp.trec's ranx / ir_measures names are the registry's, each the trec_eval measure it is."""
-    uncut, cut = spec.trec  # type: ignore[attr-defined]
-    for name in (spec.name, *(n.text for n in spec.names)):  # type: ignore[attr-defined]
-        found = resolve(name + "@5") if spec.cutoff != "none" else None  # type: ignore[attr-defined]
+    uncut, cut = spec.trec
+    for name in (spec.name, *(n.text for n in spec.names)):
+        found = resolve(name + "@5") if spec.cutoff != "none" else None
         if found is not None and cut is not None and not name.endswith("_cut"):
             (measure,) = lp.trec.parse_measures(name + "@5")
             assert (measure.kind, measure.k) == (cut, 5), name
@@ -175,7 +177,7 @@ def test_ap_means_one_thing() -> None:
 
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
-def test_evaluate_core_equals_the_expression(spec: object) -> None:
+def test_evaluate_core_equals_the_expression(spec: MetricSpec) -> None:
     """Every metric's NumPy core (lp.evaluate) gives its expression's per-group values."""
     import numpy as np
 
@@ -188,13 +190,13 @@ def test_evaluate_core_equals_the_expression(spec: object) -> None:
             "s": rng.choice([0.1, 0.2, 0.5, 0.7, 0.9], n),  # ties, and valid probabilities
         }
     )
-    k = 3 if spec.cutoff != "none" else None  # type: ignore[attr-defined]
-    options = dict(spec.fixed)  # type: ignore[attr-defined]
+    k = 3 if spec.cutoff != "none" else None
+    options = dict(spec.fixed)
     if k is not None:
-        options.update(spec.options(k))  # type: ignore[attr-defined]  # k, or ECE's n_bins
-    name = spec.name + ("" if k is None else f"@{k}")  # type: ignore[attr-defined]
+        options.update(spec.options(k))  # k, or ECE's n_bins
+    name = spec.name + ("" if k is None else f"@{k}")
     got = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)
-    expr = spec.expression("t", "s", **options).alias("v")  # type: ignore[attr-defined]
+    expr = spec.expression("t", "s", **options).alias("v")
     want = frame.group_by("q").agg(expr).sort("q")
     np.testing.assert_allclose(
         got[name].to_numpy().astype(float), want["v"].to_numpy().astype(float), rtol=1e-12
@@ -205,7 +207,7 @@ def test_evaluate_core_equals_the_expression(spec: object) -> None:
 
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
-def test_direction_is_the_way_a_better_ranking_moves(spec: object) -> None:
+def test_direction_is_the_way_a_better_ranking_moves(spec: MetricSpec) -> None:
     """A perfect ranking (calibrated probabilities) scores better than its reverse.
 
     One relevant row of four: scores in the truth's order against the reversed scores,
@@ -219,12 +221,12 @@ def test_direction_is_the_way_a_better_ranking_moves(spec: object) -> None:
         }
     )
     # a cutoff of 1 where the number after @ is a cutoff (ECE's is its bins: left at 10)
-    cut = spec.cutoff != "none" and spec.cutoff_option == "k"  # type: ignore[attr-defined]
-    name = spec.name + ("@1" if cut else "")  # type: ignore[attr-defined]
+    cut = spec.cutoff != "none" and spec.cutoff_option == "k"
+    name = spec.name + ("@1" if cut else "")
     out = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s").sort("q")
     bad, good = out[name].to_list()
     assert good != bad, name
-    assert spec.higher_is_better == (good > bad), name  # type: ignore[attr-defined]
+    assert spec.higher_is_better == (good > bad), name
     assert direction(name) == ("higher" if good > bad else "lower")
 
 
@@ -331,30 +333,30 @@ def test_labels_tell_the_metrics_apart() -> None:
 
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
-def test_values_lie_in_the_range(spec: object) -> None:
+def test_values_lie_in_the_range(spec: MetricSpec) -> None:
     """Every value of every metric, on random groups with ties and graded truth, is in its range."""
     import numpy as np
 
     rng = np.random.default_rng(11)
     n = 600
-    graded = spec.name in ("dcg", "ndcg", "dcg_burges", "ndcg_burges")  # type: ignore[attr-defined]
+    graded = spec.name in ("dcg", "ndcg", "dcg_burges", "ndcg_burges")
     frame = pl.DataFrame(
         {
             "q": rng.integers(0, 40, n),
-            "t": rng.integers(-1 if spec.name.startswith("dcg") else 0, 4 if graded else 2, n),  # type: ignore[attr-defined]
+            "t": rng.integers(-1 if spec.name.startswith("dcg") else 0, 4 if graded else 2, n),
             "s": rng.choice([0.05, 0.2, 0.5, 0.7, 0.95], n),
         }
     )
-    if spec.name == "top_k_accuracy":  # type: ignore[attr-defined]
+    if spec.name == "top_k_accuracy":
         # one true class per group, as top-k accuracy needs
         frame = frame.with_columns(t=(pl.int_range(pl.len()).over("q") == 0).cast(pl.Int64))
-    cut = spec.cutoff != "none"  # type: ignore[attr-defined]
-    name = spec.name + ("@3" if cut else "")  # type: ignore[attr-defined]
-    values = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)[name]
-    values = values.drop_nulls().to_list()
+    cut = spec.cutoff != "none"
+    name = spec.name + ("@3" if cut else "")
+    column = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)[name]
+    values = column.drop_nulls().to_list()
     assert values, name
-    outside = [v for v in values if v not in spec.value_range]  # type: ignore[attr-defined]
-    assert not outside, (name, str(spec.value_range), outside[:3])  # type: ignore[attr-defined]
+    outside = [v for v in values if v not in spec.value_range]
+    assert not outside, (name, str(spec.value_range), outside[:3])
 
 
 @pytest.mark.parametrize(
@@ -465,19 +467,19 @@ def test_every_trec_measure_is_one_entry() -> None:
 
 
 @pytest.mark.parametrize("measure", trec_offered(), ids=lambda m: m.name)
-def test_trec_measure_is_written_as_its_entry_says(measure: object) -> None:
+def test_trec_measure_is_written_as_its_entry_says(measure: TrecMeasure) -> None:
     """The bare name, `.k1,k2` and `_k` for cutoffs, `.level=gain` for gains, and nothing else."""
-    name = measure.name  # type: ignore[attr-defined]
+    name = measure.name
     bare = lp.trec.parse_measures(name)
     assert all(m.measure is measure for m in bare)
-    if measure.params == "cutoffs":  # type: ignore[attr-defined]
-        assert [m.k for m in bare] == list(measure.default_cutoffs)  # type: ignore[attr-defined]
+    if measure.params == "cutoffs":
+        assert [m.k for m in bare] == list(measure.default_cutoffs)
         assert [(m.label, m.k) for m in lp.trec.parse_measures(f"{name}.7,3")] == [
             (f"{name}_3", 3),
             (f"{name}_7", 7),
         ]
         assert [(m.label, m.k) for m in lp.trec.parse_measures(f"{name}_7")] == [(f"{name}_7", 7)]
-    elif measure.params == "gains":  # type: ignore[attr-defined]
+    elif measure.params == "gains":
         (m,) = lp.trec.parse_measures(f"{name}.1=3,2=9")
         assert (m.label, m.gains) == (f"{name}_1=3,2=9", ((1, 3.0), (2, 9.0)))
     else:

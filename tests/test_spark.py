@@ -328,7 +328,7 @@ def test_bad_input_is_refused_on_the_driver(spark: Any) -> None:
     with pytest.raises(ValueError, match=r"cannot be scored in two stages here: .* not \['ap'\]"):
         lps.evaluate(sdf, ["rr@5", "ap"], large_group_rows=100, **kwargs)
     with pytest.raises(TypeError, match="`sdf` must be a pyspark.sql.DataFrame, got DataFrame"):
-        lps.evaluate(log, ["rr"], **kwargs)
+        lps.evaluate(log, ["rr"], **kwargs)  # type: ignore[arg-type]
 
 
 @needs_spark
@@ -337,9 +337,11 @@ def test_worker_without_lodestar_polars_says_so(monkeypatch: pytest.MonkeyPatch)
     import pyarrow as pa
     from pyspark import cloudpickle
 
-    schema = pa.schema([("query", pa.string()), ("rr", pa.float64())])
+    fields: list[tuple[str, pa.DataType]] = [("query", pa.string()), ("rr", pa.float64())]
+    schema = pa.schema(fields)
     run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
-    shipped = cloudpickle.dumps(run)  # as Spark ships it to a worker
+    # as Spark ships it to a worker (pyspark's cloudpickle is untyped)
+    shipped = cloudpickle.dumps(run)  # type: ignore[no-untyped-call]
     for name in [m for m in sys.modules if m.startswith("lodestar_polars")]:
         monkeypatch.setitem(sys.modules, name, None)  # a worker without the package
     on_worker = cloudpickle.loads(shipped)  # unpickling imports nothing of ours
@@ -355,7 +357,7 @@ def test_without_pyspark_says_to_install_the_extra(monkeypatch: pytest.MonkeyPat
     with pytest.raises(
         ImportError, match=r'install the extra, pip install "lodestar-polars\[spark\]"'
     ):
-        lps.evaluate(None, ["rr"], by="query", y_true="rel", y_score="score")
+        lps.evaluate(None, ["rr"], by="query", y_true="rel", y_score="score")  # type: ignore[arg-type]
 
 
 def test_importing_the_package_imports_no_pyspark() -> None:
@@ -386,7 +388,8 @@ def test_partition_too_large_for_the_worker_says_what_to_do(
     def out_of_memory(*args: object, **kwargs: object) -> None:
         raise MemoryError
 
-    schema = pa.schema([("query", pa.string()), ("rr", pa.float64())])
+    fields: list[tuple[str, pa.DataType]] = [("query", pa.string()), ("rr", pa.float64())]
+    schema = pa.schema(fields)
     run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
     batch = pa.record_batch({"query": ["a", "a", "b"], "rel": [1, 0, 1], "score": [0.5, 0.1, 0.2]})
     assert pa.Table.from_batches(list(run(iter([batch])))).num_rows == 2  # as it runs normally
@@ -465,6 +468,7 @@ def test_a_split_group_is_refused_for_its_own_reason(spark: Any) -> None:
     """A NaN relevance in the big query (in no top k): refused, named, the reason given."""
     log = _skewed_log(seed=5)
     low = log.filter(pl.col("query") == "q00")["score"].arg_min()
+    assert low is not None  # q00 has rows
     row = log.with_row_index().filter(pl.col("query") == "q00")["index"][low]
     log = log.with_columns(
         rel=pl.when(pl.int_range(pl.len()) == row).then(float("nan")).otherwise(pl.col("rel"))
@@ -638,5 +642,6 @@ def test_evaluate_old_name_doc_id_warns(spark: Any) -> None:
     kwargs.update(ties="trec_eval", strict=False, num_partitions=2)
     new = _collect(lps.evaluate(sdf, ["P.5", "map@10"], item="docno", **kwargs), ["query"])
     with pytest.warns(FutureWarning, match="`doc_id` is renamed `item`"):
-        old = lps.evaluate(sdf, ["P.5", "map@10"], doc_id="docno", **kwargs)
+        # the old name is no longer in the signature: @renamed maps it to `item`
+        old = lps.evaluate(sdf, ["P.5", "map@10"], doc_id="docno", **kwargs)  # type: ignore[call-arg]
     assert _collect(old, ["query"]).equals(new)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -76,10 +77,16 @@ def test_both_runs_the_second_in_another_thread() -> None:
     names: list[str] = []
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("POLARS_MAX_THREADS", "2")
-        got = threads.both(
-            lambda: names.append(threading.current_thread().name) or 1,
-            lambda: names.append(threading.current_thread().name) or 2,
-        )
+
+        def first() -> int:
+            names.append(threading.current_thread().name)
+            return 1
+
+        def second() -> int:
+            names.append(threading.current_thread().name)
+            return 2
+
+        got = threads.both(first, second)
     assert got == (1, 2)
     assert names[0] != names[1]
 
@@ -103,7 +110,7 @@ def test_evaluate_in_parts_gives_the_same_floats(n_threads: int) -> None:
     binary += ["label_ranking_loss", "coverage_error", "top_k_accuracy@2", "success@3"]
 
     def run() -> list[pl.DataFrame]:
-        kw = dict(by="query", y_score="score", strict=False)
+        kw: dict[str, Any] = dict(by="query", y_score="score", strict=False)
         return [
             lp.evaluate(frame, graded, y_true="rel", **kw),
             lp.evaluate(frame, binary, y_true="binrel", **kw),

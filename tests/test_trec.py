@@ -153,9 +153,11 @@ def test_write_run_refuses_what_the_format_cannot_hold(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- semantics
-def _frames(
-    run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+Run = dict[str, dict[str, float]]  # query -> document -> score, as pytrec_eval takes it
+Qrels = dict[str, dict[str, int]]  # query -> document -> relevance
+
+
+def _frames(run: Run, qrels: Qrels) -> tuple[pl.DataFrame, pl.DataFrame]:
     r = pl.DataFrame(
         [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
         schema={"qid": pl.String, "docno": pl.String, "score": pl.Float64},
@@ -335,7 +337,7 @@ def test_cli_formats_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pa
 
 
 # --------------------------------------------------------------------------- pytrec_eval
-def _generated(seed: int, scores: np.ndarray) -> tuple[dict, dict]:
+def _generated(seed: int, scores: np.ndarray) -> tuple[Run, Qrels]:
     """A run with heavy ties and its qrels.
 
     Graded, unjudged (-1 and absent), unretrieved relevant, run-only and
@@ -359,14 +361,14 @@ def _generated(seed: int, scores: np.ndarray) -> tuple[dict, dict]:
     return run, qrels
 
 
-def _pytrec(run: dict, qrels: dict, level: int) -> dict[tuple[str, str], float]:
+def _pytrec(run: Run, qrels: Qrels, level: int) -> dict[tuple[str, str], float]:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(MEASURES), relevance_level=level)
     out = evaluator.evaluate(run)
     return {(q, m): v for q, values in out.items() for m, v in values.items()}
 
 
-def _ours(run: dict, qrels: dict, level: int, *, float32: bool) -> dict[tuple[str, str], float]:
+def _ours(run: Run, qrels: Qrels, level: int, *, float32: bool) -> dict[tuple[str, str], float]:
     r, j = _frames(run, qrels)
     result = trec.evaluate(
         j, r, MEASURES, per_query=True, relevance_level=level, float32_scores=float32
@@ -374,7 +376,7 @@ def _ours(run: dict, qrels: dict, level: int, *, float32: bool) -> dict[tuple[st
     return _values(result.filter(pl.col("qid") != "all"))
 
 
-def _assert_same(ours: dict, theirs: dict) -> None:
+def _assert_same(ours: dict[tuple[str, str], float], theirs: dict[tuple[str, str], float]) -> None:
     assert ours.keys() == theirs.keys()
     wrong = {
         key: (ours[key], theirs[key])

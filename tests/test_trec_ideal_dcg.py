@@ -81,7 +81,7 @@ def _layouts(segments: list[list[float]]) -> list[list[list[float]]]:
 @pytest.mark.parametrize("name", list(PATTERNS))
 @pytest.mark.parametrize("k", [None, 1, 2, 5])
 @pytest.mark.parametrize("path", ["count", "sort"])
-def test_ideal_dcg_segments_on_every_gain_pattern(name: str, k: int | None, path: str):
+def test_ideal_dcg_segments_on_every_gain_pattern(name: str, k: int | None, path: str) -> None:
     for segments in _layouts(PATTERNS[name]):
         if path == "sort":
             # more distinct gains than the counting path takes: the sorting path
@@ -134,13 +134,17 @@ def test_cli_ndcg_on_a_query_judged_only_negative(
     assert lines == [["ndcg", "q0", "0.0000"], ["ndcg", "q1", "0.0000"], ["ndcg", "all", "0.0000"]]
 
 
-def _pytrec(run: dict, qrels: dict, measures: set[str]) -> dict[tuple[str, str], float]:
+def _pytrec(
+    run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]], measures: set[str]
+) -> dict[tuple[str, str], float]:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     out = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
     return {(q, m): v for q, values in out.items() for m, v in values.items()}
 
 
-def _frames(run: dict, qrels: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _frames(
+    run: dict[str, dict[str, float]], qrels: dict[str, dict[str, int]]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     r = pl.DataFrame(
         [(q, d, s) for q, docs in run.items() for d, s in docs.items()],
         schema={"qid": pl.String, "docno": pl.String, "score": pl.Float64},

@@ -77,7 +77,9 @@ def test_files_in_the_old_order_are_refused_saying_the_order(tmp_path: Path) -> 
 def test_relevance_level_of_any_integer_type(level: Any) -> None:
     got = lp.trec.evaluate(QRELS, RUN, ["P.2"], relevance_level=level)
     assert got["value"].to_list() == [0.5]
-    assert lp.trec.evaluate(QRELS, RUN, ["P.2"], relevance_level=np.int64(2))["value"][0] == 0.0
+    # a NumPy integer is taken at run time, though the signature says int
+    two = np.int64(2)
+    assert lp.trec.evaluate(QRELS, RUN, ["P.2"], relevance_level=two)["value"][0] == 0.0  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -99,9 +101,10 @@ def test_max_docs_is_a_positive_int(max_docs: Any, tmp_path: Path) -> None:
 
 
 def test_max_docs_of_any_integer_type(tmp_path: Path) -> None:
-    got = lp.trec.evaluate(QRELS, RUN, ["num_ret"], max_docs=np.int64(2))
+    # a NumPy integer is taken at run time, though the signature says int
+    got = lp.trec.evaluate(QRELS, RUN, ["num_ret"], max_docs=np.int64(2))  # type: ignore[arg-type]
     assert got["value"].to_list() == [2.0]
-    lp.trec.write_run(RUN, tmp_path / "run.txt", max_docs=np.uint16(1))
+    lp.trec.write_run(RUN, tmp_path / "run.txt", max_docs=np.uint16(1))  # type: ignore[arg-type]
     assert (tmp_path / "run.txt").read_text() == "q Q0 a 1 0.3 lodestar\n"
 
 
@@ -117,7 +120,8 @@ def test_complete_is_a_bool(value: Any) -> None:
 
 
 def test_complete_numpy_bool() -> None:
-    got = lp.trec.evaluate(QRELS, RUN.head(0), ["num_q", "map"], complete=np.bool_(True))
+    # numpy.bool is taken at run time, though the signature says bool
+    got = lp.trec.evaluate(QRELS, RUN.head(0), ["num_q", "map"], complete=np.bool_(True))  # type: ignore[arg-type]
     assert got["value"].to_list() == [1.0, 0.0]
 
 
@@ -168,12 +172,12 @@ def test_bad_relevance_in_a_frame(value: Any, msg: str) -> None:
             "`frame` column 'score' must hold numbers, found dtype String",
         ),
         (
-            lambda d: lp.trec.write_run(RUN, d / "r.txt", tag=3),
+            lambda d: lp.trec.write_run(RUN, d / "r.txt", tag=3),  # type: ignore[arg-type]
             TypeError,
             "`tag` must be a str, got 3",
         ),
         (
-            lambda d: lp.trec.write_run([1], d / "r.txt"),
+            lambda d: lp.trec.write_run([1], d / "r.txt"),  # type: ignore[arg-type]
             TypeError,
             "`frame` must be a polars DataFrame or LazyFrame, got list",
         ),
@@ -188,12 +192,12 @@ def test_bad_relevance_in_a_frame(value: Any, msg: str) -> None:
             "{d}/nowhere/r.txt: no such directory '{d}/nowhere'",
         ),
         (
-            lambda d: lp.trec.read_run(3),
+            lambda d: lp.trec.read_run(3),  # type: ignore[arg-type]
             TypeError,
             "`path` must be a str or a path, got int",
         ),
         (
-            lambda d: lp.trec.read_qrels(None),
+            lambda d: lp.trec.read_qrels(None),  # type: ignore[arg-type]
             TypeError,
             "`path` must be a str or a path, got NoneType",
         ),

@@ -169,7 +169,9 @@ def test_integer_scores_evaluate(dtype: pl.DataType, scores: list[int], *, lazy:
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64, np.int8, np.uint8])
 def test_core_ranks_integers_without_a_float_cast(dtype: type) -> None:
     info = np.iinfo(dtype)
-    score = np.array([info.min, info.max, info.max - 1, info.min + 1, info.max], dtype=dtype)
+    score: np.ndarray = np.array(
+        [info.min, info.max, info.max - 1, info.min + 1, info.max], dtype=dtype
+    )
     ranking = rank_segments(score, np.array([5]))
     # descending: max, max (the later row first), max - 1, min + 1, min
     assert ranking.order is not None
