@@ -1548,7 +1548,13 @@ def test_the_old_names_warn_and_give_the_same_report() -> None:
     )
     with pytest.warns(FutureWarning) as record:
         old = lp.ranking_report(
-            log, by="user", item="item", score="score", truth="clicked", k=3, n_resamples=20
+            log,
+            by="user",
+            item="item",
+            score="score",  # type: ignore[call-arg]  # the old names, on purpose
+            truth="clicked",
+            k=3,
+            n_resamples=20,
         )
     assert old == new
     said = [str(w.message) for w in record]
@@ -1557,7 +1563,12 @@ def test_the_old_names_warn_and_give_the_same_report() -> None:
     assert "ranking_report: the parameter `truth` is renamed `y_true`" in said[1]
     with pytest.raises(lp.InvalidParameterError, match="pass `y_score` only"):
         lp.ranking_report(
-            log, by="user", item="item", y_true="clicked", y_score="score", score="score"
+            log,
+            by="user",
+            item="item",
+            y_true="clicked",
+            y_score="score",
+            score="score",  # type: ignore[call-arg]  # both names, on purpose
         )
 
 
@@ -1568,7 +1579,8 @@ def test_by_takes_expressions_as_evaluate_does() -> None:
     by_name = lp.ranking_report(log, by="user", y_true="clicked", **args)
     # entity = user // 3 and user % 3 together name each user once
     slot = (pl.col("user") % 3).alias("slot")
-    for by in (pl.col("user"), [pl.col("user")], ["entity", slot], [pl.col("entity"), slot]):
+    keys: list[Any] = [pl.col("user"), [pl.col("user")], ["entity", slot], [pl.col("entity"), slot]]
+    for by in keys:
         got = lp.ranking_report(log.lazy(), by=by, y_true="clicked", **args)
         assert got["objectives"] == by_name["objectives"], by
         assert got["uncertainty"] == by_name["uncertainty"], by

@@ -8,6 +8,7 @@ the non-primary blocks' micro sums run in another order, so floats compare to 1e
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -16,7 +17,14 @@ import pytest
 import lodestar_polars as lp
 
 
-def _log(seed=0, n_lists=240, n_items=11, integer=False, shuffle=False):
+def _log(
+    seed: int = 0,
+    n_lists: int = 240,
+    n_items: int = 11,
+    *,
+    integer: bool = False,
+    shuffle: bool = False,
+) -> pl.DataFrame:
     rng = np.random.default_rng(seed)
     lists = np.repeat(np.arange(n_lists), n_items)
     items = np.tile(np.arange(n_items), n_lists)
@@ -41,7 +49,7 @@ def _log(seed=0, n_lists=240, n_items=11, integer=False, shuffle=False):
     return frame
 
 
-def _same(a, b, path=""):
+def _same(a: Any, b: Any, path: str = "") -> None:
     if isinstance(a, dict):
         assert a.keys() == b.keys(), path
         for key in a:
@@ -56,7 +64,7 @@ def _same(a, b, path=""):
         assert a == b, (path, a, b)
 
 
-def _exact_parts(a, b):
+def _exact_parts(a: Any, b: Any) -> None:
     """The primary block's micro family, the floor's and the bootstrap: bit for bit."""
     primary = a["primary_objective"]
     assert a["objectives"][primary]["micro"] == b["objectives"][primary]["micro"]
@@ -69,9 +77,9 @@ def _exact_parts(a, b):
 
 @pytest.mark.parametrize("layout", ["grouped", "shuffled", "auto"])
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_parts_equal_in_memory_with_train_and_groups(layout, shuffle):
+def test_parts_equal_in_memory_with_train_and_groups(layout: Any, *, shuffle: bool) -> None:
     frame = _log(shuffle=shuffle)
-    kw = dict(
+    kw: dict[str, Any] = dict(
         by="list", item="item", y_true="clicked", y_score="score", k=3,
         train=pl.DataFrame({"item": np.arange(11).repeat(np.arange(1, 12))}),
         groups="entity", n_resamples=60,
@@ -90,9 +98,9 @@ def test_parts_equal_in_memory_with_train_and_groups(layout, shuffle):
     "objectives", [("accuracy",), ("balanced",), ("coverage", "accuracy", "balanced")]
 )
 @pytest.mark.parametrize("multi_positive", ["each", "first"])
-def test_parts_equal_in_memory_every_objective(objectives, multi_positive):
+def test_parts_equal_in_memory_every_objective(objectives: Any, multi_positive: Any) -> None:
     frame = _log(seed=1, integer=True, shuffle=True)
-    kw = dict(
+    kw: dict[str, Any] = dict(
         by="list", item="item", y_true="clicked", y_score="score", k=4,
         objectives=objectives, multi_positive=multi_positive, n_resamples=40,
     )  # fmt: skip
@@ -102,10 +110,10 @@ def test_parts_equal_in_memory_every_objective(objectives, multi_positive):
     _exact_parts(whole, parted)
 
 
-def test_parts_with_a_popularity_and_percentile():
+def test_parts_with_a_popularity_and_percentile() -> None:
     frame = _log(seed=2)
     pop = pl.DataFrame({"item": np.arange(11), "popularity": np.arange(11) * 2.0 + 1})
-    kw = dict(
+    kw: dict[str, Any] = dict(
         by="list", item="item", y_true="clicked", y_score="score", k=2,
         objectives=("accuracy", "coverage"), popularity=pop, percentile=True, n_resamples=30,
     )  # fmt: skip
@@ -115,17 +123,25 @@ def test_parts_with_a_popularity_and_percentile():
     _exact_parts(whole, parted)
 
 
-def test_a_small_lazy_frame_is_graded_whole():
+def test_a_small_lazy_frame_is_graded_whole() -> None:
     frame = _log(seed=3, n_lists=30)
-    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=20)
+    kw: dict[str, Any] = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=20
+    )
     assert lp.ranking_report(frame.lazy(), **kw) == lp.ranking_report(frame, **kw)
 
 
-def _refusal(frame, **extra):
-    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+def _refusal(frame: pl.DataFrame, **extra: Any) -> list[str]:
+    kw: dict[str, Any] = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10
+    )
     kw.update(extra)
     messages = []
-    for source, more in ((frame, {}), (frame.lazy(), {"batch_rows": 200})):
+    runs: tuple[tuple[Any, dict[str, Any]], ...] = (
+        (frame, {}),
+        (frame.lazy(), {"batch_rows": 200}),
+    )
+    for source, more in runs:
         with pytest.raises(ValueError, match="ranking_report") as info:
             lp.ranking_report(source, **kw, **more)
         messages.append(str(info.value))
@@ -133,7 +149,7 @@ def _refusal(frame, **extra):
 
 
 @pytest.mark.parametrize("shuffle", [False, True])
-def test_refusals_name_the_same_list(shuffle):
+def test_refusals_name_the_same_list(*, shuffle: bool) -> None:
     base = _log(seed=4, shuffle=shuffle)
     # a duplicated (list, item) in two late lists, a non-finite score in an earlier one
     dup = base.filter(pl.col("list").is_in([150, 200]) & (pl.col("item") == 3))
@@ -171,7 +187,7 @@ def test_refusals_name_the_same_list(shuffle):
 
 
 @pytest.mark.parametrize("positive", [True, False])
-def test_a_group_varying_within_a_list_is_refused_as_whole(positive):
+def test_a_group_varying_within_a_list_is_refused_as_whole(*, positive: bool) -> None:
     base = _log(seed=5)
     # list 200 (late: its own part) names two entities; with positive=False it has no positive
     frame = base.with_columns(
@@ -185,9 +201,11 @@ def test_a_group_varying_within_a_list_is_refused_as_whole(positive):
     assert "groups column 'entity' must be constant within a list; list 200 has 2 values" in whole
 
 
-def test_shuffled_parts_leave_no_temporary_files(tmp_path):
+def test_shuffled_parts_leave_no_temporary_files(tmp_path: Any) -> None:
     frame = _log(seed=6, shuffle=True)
-    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    kw: dict[str, Any] = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10
+    )
     parted = lp.ranking_report(
         frame.lazy(), batch_rows=300, layout="shuffled", temp_dir=tmp_path, **kw
     )
@@ -195,7 +213,7 @@ def test_shuffled_parts_leave_no_temporary_files(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_grouped_layout_refuses_a_list_in_two_places():
+def test_grouped_layout_refuses_a_list_in_two_places() -> None:
     frame = _log(seed=7)
     # list 3's rows in two runs within the first part: its first 4 rows, lists 4 and 5, the rest
     three = frame.filter(pl.col("list") == 3)
@@ -208,7 +226,9 @@ def test_grouped_layout_refuses_a_list_in_two_places():
             frame.filter(pl.col("list") > 5),
         ]
     )
-    kw = dict(by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10)
+    kw: dict[str, Any] = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10
+    )
     with pytest.raises(ValueError, match=r"layout='grouped' needs each list's rows in one"):
         lp.ranking_report(moved.lazy(), batch_rows=200, layout="grouped", **kw)
     # 'auto' partitions it instead, and gives the whole path's payload
@@ -226,8 +246,8 @@ def test_grouped_layout_refuses_a_list_in_two_places():
         ("temp_dir", "/no/such/dir", "The 'temp_dir' parameter of ranking_report must be"),
     ],
 )
-def test_bad_part_options_are_refused(option, value, words):
+def test_bad_part_options_are_refused(option: str, value: Any, words: str) -> None:
     frame = _log(seed=8, n_lists=20)
-    kw = dict(by="list", item="item", y_true="clicked", y_score="score")
+    kw: dict[str, Any] = dict(by="list", item="item", y_true="clicked", y_score="score")
     with pytest.raises(lp.InvalidParameterError, match=words):
         lp.ranking_report(frame.lazy(), **kw, **{option: value})
