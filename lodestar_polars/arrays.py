@@ -1636,8 +1636,8 @@ def roc_auc_score(
     >>> proba = [[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]]
     >>> roc_auc_score([0, 1, 2, 2], proba, multi_class="ovr")
     0.847222222222...
-    >>> roc_auc_score([0, 1, 2, 2], proba, multi_class="ovo")
-    np.float64(0.875)
+    >>> print(roc_auc_score([0, 1, 2, 2], proba, multi_class="ovo"))  # a NumPy float, as there
+    0.875
     >>> roc_auc_score([[1, 0], [0, 1], [1, 1]], [[0.9, 0.2], [0.3, 0.7], [0.6, 0.4]], average=None)
     array([1., 1.])
     """

@@ -257,7 +257,9 @@ def test_the_bundled_example_says_hit_at_10_is_1_by_construction(
         ("", "scores file '{path}' is empty"),
         ("user,item,score,clicked\n", "scores file '{path}' has no rows (its columns: "
          "['user', 'item', 'score', 'clicked'])"),
-        ('user,item,score,clicked\nu1,a,0.5,1\nu1,b,"x\n', "while reading {path}: "),
+        # Polars 2.1 fails while grading; 2.0 already while reading the schema: either names it
+        ('user,item,score,clicked\nu1,a,0.5,1\nu1,b,"x\n',
+         "while reading {path}: |{path}: not a CSV file lodestar-polars can read: "),
     ],
     ids=["empty", "header-only", "unterminated-quote"],
 )  # fmt: skip
@@ -269,7 +271,8 @@ def test_an_empty_or_broken_file_is_named(
     path.write_text(content)
     assert run(["report", str(path), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("lodestar-polars report: error: " + message.format(path=path))
+    prefixes = ["lodestar-polars report: error: " + m.format(path=path) for m in message.split("|")]
+    assert any(err.startswith(prefix) for prefix in prefixes), err
     assert err.count("\n") == 1
 
 
