@@ -1,0 +1,170 @@
+"""The progress display: a terminal line, a notebook output, or nothing."""
+
+from __future__ import annotations
+
+import io
+import sys
+import types
+from typing import Any
+
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars._evaluate import Progress
+from lodestar_polars._progress import ProgressBar
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class Clock:
+    def __init__(self, *ticks: float) -> None:
+        self.ticks = list(ticks)
+
+    def __call__(self) -> float:
+        return self.ticks.pop(0)
+
+
+def frames(out: io.StringIO) -> list[str]:
+    return out.getvalue().split("\r")[1:]
+
+
+def test_terminal_line_rate_and_time_left_by_hand() -> None:
+    out = Terminal()
+    # start at 10 s; updates at 14 s and 20 s
+    bar = ProgressBar(stream=out, clock=Clock(10.0, 14.0, 20.0))
+    bar.update(2, 10, 2_000)  # 2,000 rows in 4 s = 500/s; 4 s for 2 parts, 8 left: 16 s
+    bar.update(10, 10, 12_000)  # 12,000 rows in 10 s = 1,200/s
+    bar.close()
+    first, last = frames(out)
+    assert first == "2,000 rows  500 rows/s  part 2/10  ~16 s left "
+    assert last.rstrip(" \n") == "12,000 rows  1,200 rows/s  part 10/10  done"
+    assert len(last.rstrip("\n")) >= len(first)  # the older, longer line is blanked out
+    assert out.getvalue().endswith("\n")
+    assert out.getvalue().count("\n") == 1
+
+
+def test_minutes_left_and_unknown_total() -> None:
+    out = Terminal()
+    bar = ProgressBar("resamples", stream=out, clock=Clock(0.0, 30.0, 60.0))
+    bar.update(1, 10, 300)  # 30 s a part, 9 left: 270 s = 4 min 30 s
+    bar.update(5, None, 900)  # no total: no time left
+    assert frames(out)[0] == "300 resamples  10 resamples/s  part 1/10  ~4 min 30 s left "
+    assert frames(out)[1].rstrip() == "900 resamples  15 resamples/s"
+
+
+def test_throttled_to_five_a_second_but_final_drawn() -> None:
+    out = Terminal()
+    bar = ProgressBar(stream=out, clock=Clock(0.0, 0.1, 0.15, 0.2, 0.35, 0.4, 0.41))
+    for done in range(1, 7):
+        bar.update(done, 6, done * 10)
+    bar.close()
+    # drawn: part 1 at 0.1 (first), part 4 at 0.35 (0.25 after), part 6 at 0.41 (final);
+    # skipped: 0.15, 0.2, 0.4 (under 0.2 s after a redraw)
+    drawn = [f.split(" rows")[0] for f in frames(out)]
+    assert drawn == ["10", "40", "60"]
+
+
+def test_nothing_written_when_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    out = io.StringIO()
+    bar = ProgressBar(stream=out)
+    bar.update(1, 2, 10)
+    bar.update(2, 2, 20)
+    bar.close()
+    assert not bar.active
+    assert out.getvalue() == ""
+
+
+def test_called_with_a_progress() -> None:
+    out = Terminal()
+    bar = ProgressBar(stream=out, clock=Clock(0.0, 1.0))
+    bar(Progress(parts_done=1, parts_total=1, rows_done=7, groups_in_part=2))
+    assert frames(out) == ["7 rows  7 rows/s  done "]
+
+
+def test_notebook_output_updated_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown: list[tuple[str, object]] = []
+
+    class Handle:
+        def update(self, obj: object) -> None:
+            shown.append(("update", obj))
+
+    def display(obj: object, *, display_id: bool = False) -> Handle:
+        assert display_id is True
+        shown.append(("display", obj))
+        return Handle()
+
+    class Shell:
+        config: dict[str, object] = {"IPKernelApp": {}}
+
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: Shell()  # type: ignore[attr-defined]
+    ipython_display = types.ModuleType("IPython.display")
+    ipython_display.display = display  # type: ignore[attr-defined]
+    ipython.display = ipython_display  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    monkeypatch.setitem(sys.modules, "IPython.display", ipython_display)
+    out = io.StringIO()
+    bar = ProgressBar(stream=out, clock=Clock(0.0, 1.0, 2.0))
+    bar.update(1, 2, 100)
+    bar.update(2, 2, 300)
+    bar.close()
+    assert bar.mode == "notebook"
+    assert out.getvalue() == ""
+    assert shown == [
+        ("display", "100 rows  100 rows/s  part 1/2  ~1 s left "),
+        ("update", "300 rows  150 rows/s  part 2/2  done "),
+    ]
+
+
+def test_ipython_without_a_kernel_shows_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    ipython = types.ModuleType("IPython")
+    ipython.get_ipython = lambda: None  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "IPython", ipython)
+    assert not ProgressBar(stream=io.StringIO()).active
+
+
+def test_evaluate_progress_true_draws_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    log = pl.DataFrame(
+        {
+            "query": [1, 1, 1, 2, 2, 3, 3, 3, 4, 4],
+            "rel": [1, 0, 2, 0, 1, 1, 1, 0, 2, 0],
+            "score": [0.9, 0.1, 0.5, 0.3, 0.3, 0.2, 0.8, 0.4, 0.6, 0.7],
+        }
+    )
+    kwargs: dict[str, Any] = {"by": "query", "y_true": "rel", "y_score": "score"}
+    expected = lp.evaluate(log, ["ndcg@2", "rr"], **kwargs)
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    lazy = lp.evaluate(log.lazy(), ["ndcg@2", "rr"], batch_rows=4, progress=True, **kwargs)
+    got = lazy.collect()
+    assert got.equals(expected)
+    text = out.getvalue()
+    assert text.startswith("\r")
+    assert text.endswith("\n")
+    final = text.rstrip(" \n").rsplit("\r", 1)[1]
+    assert final.startswith(f"{log.height} rows")
+    assert final.endswith("done")
+
+
+def test_evaluate_progress_true_silent_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    log = pl.DataFrame({"query": [1, 1, 2, 2], "rel": [1, 0, 0, 1], "score": [0.2, 0.1, 0.4, 0.3]})
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", out)
+    got = lp.evaluate(
+        log.lazy(), "rr", by="query", y_true="rel", y_score="score", batch_rows=2, progress=True
+    ).collect()
+    assert got["rr"].to_list() == [1.0, 0.5]  # hand: query 1 relevant first, query 2 second
+    assert out.getvalue() == ""
+
+
+@pytest.mark.parametrize("bad", [3, "yes"])
+def test_evaluate_progress_refuses_other_values(bad: Any) -> None:
+    log = pl.DataFrame({"query": [1], "rel": [1], "score": [0.2]})
+    with pytest.raises(lp.InvalidParameterError, match="'progress' parameter of evaluate"):
+        lp.evaluate(log.lazy(), "rr", by="query", y_true="rel", y_score="score", progress=bad)
