@@ -17,7 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-__all__ = ["ProgressBar", "ProgressLike"]
+from lodestar_polars.exceptions import InvalidParameterError
+
+__all__ = ["ProgressBar", "ProgressLike", "check_progress", "progress_callback"]
 
 
 class ProgressLike(Protocol):
@@ -74,6 +76,11 @@ class ProgressBar:
     notebook : bool, default=True
         Use a notebook output when a Jupyter kernel runs and ``stream`` is no
         terminal.
+    step : str, default="part"
+        The word for the steps counted by ``done`` of ``total``.
+
+    The display closes itself (a newline) at the final update, when ``done``
+    reaches ``total``.
 
     Examples
     --------
@@ -102,8 +109,10 @@ class ProgressBar:
         clock: Callable[[], float] = time.monotonic,
         interval: float = 0.2,
         notebook: bool = True,
+        step: str = "part",
     ) -> None:
         self.what = what
+        self.step = step
         self.stream = sys.stderr if stream is None else stream
         self.clock = clock
         self.interval = interval
@@ -136,7 +145,7 @@ class ProgressBar:
         if elapsed > 0:
             parts.append(f"{rows / elapsed:,.0f} {self.what}/s")
         if total is not None and total > 1:
-            parts.append(f"part {done}/{total}")
+            parts.append(f"{self.step} {done}/{total}")
         if total is not None and done >= total:
             parts.append("done")
         elif total is not None and done > 0 and elapsed > 0:
@@ -153,6 +162,8 @@ class ProgressBar:
             return
         self._last_draw = now
         self._draw(self.text(done, total, rows, now))
+        if final:
+            self.close()
 
     def __call__(self, progress: ProgressLike) -> None:
         """Take a :class:`lodestar_polars.Progress` (the ``progress=`` callback contract)."""
@@ -185,3 +196,22 @@ class ProgressBar:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def check_progress(progress: object, caller: str) -> None:
+    """Refuse a ``progress`` that is not a bool, a callable or None."""
+    if progress is not None and not isinstance(progress, bool) and not callable(progress):
+        msg = (
+            f"The 'progress' parameter of {caller} must be a bool, a callable or None. "
+            f"Got {progress!r} instead."
+        )
+        raise InvalidParameterError(msg)
+
+
+def progress_callback(progress: object, *, step: str = "part") -> Callable[[Any], None] | None:
+    """The callback for ``progress`` (checked): a :class:`ProgressBar` for True, None for off."""
+    if progress is True:
+        return ProgressBar(step=step)
+    if progress is None or progress is False:
+        return None
+    return progress  # type: ignore[return-value]  # a callable, checked by check_progress

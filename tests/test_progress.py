@@ -83,7 +83,8 @@ def test_called_with_a_progress() -> None:
     out = Terminal()
     bar = ProgressBar(stream=out, clock=Clock(0.0, 1.0))
     bar(Progress(parts_done=1, parts_total=1, rows_done=7, groups_in_part=2))
-    assert frames(out) == ["7 rows  7 rows/s  done "]
+    # the final update closes the line by itself
+    assert frames(out) == ["7 rows  7 rows/s  done \n"]
 
 
 def test_notebook_output_updated_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -168,3 +169,87 @@ def test_evaluate_progress_refuses_other_values(bad: Any) -> None:
     log = pl.DataFrame({"query": [1], "rel": [1], "score": [0.2]})
     with pytest.raises(lp.InvalidParameterError, match="'progress' parameter of evaluate"):
         lp.evaluate(log.lazy(), "rr", by="query", y_true="rel", y_score="score", progress=bad)
+
+
+def _report_log(n_lists: int = 120, n_items: int = 9) -> pl.DataFrame:
+    lists = [q for q in range(n_lists) for _ in range(n_items)]
+    items = [i for _ in range(n_lists) for i in range(n_items)]
+    return pl.DataFrame(
+        {
+            "list": lists,
+            "item": items,
+            "score": [(q * 7 + i * 3) % 5 / 4 for q, i in zip(lists, items, strict=True)],
+            "clicked": [i == q % n_items for q, i in zip(lists, items, strict=True)],
+        }
+    )
+
+
+REPORT: dict[str, Any] = {
+    "by": "list",
+    "item": "item",
+    "y_true": "clicked",
+    "y_score": "score",
+    "k": 3,
+    "n_resamples": 30,
+}
+
+
+@pytest.mark.parametrize("layout", ["grouped", "shuffled"])
+def test_ranking_report_progress_per_part(layout: Any) -> None:
+    frame = _report_log()
+    seen: list[lp.Progress] = []
+    quiet = lp.ranking_report(frame.lazy(), batch_rows=300, layout=layout, **REPORT)
+    got = lp.ranking_report(
+        frame.lazy(), batch_rows=300, layout=layout, progress=seen.append, **REPORT
+    )
+    assert dict(got) == dict(quiet)
+    # 1,080 rows in parts of about 300: several parts, then the merge and the bootstrap
+    assert len(seen) >= 3
+    assert [p.parts_done for p in seen] == list(range(1, len(seen) + 1))
+    assert seen[-1].parts_total == seen[-1].parts_done
+    assert seen[-1].rows_done == frame.height
+    assert seen[-2].rows_done == frame.height  # the last part read every row
+    assert seen[-1].groups_in_part == 0
+    assert sum(p.groups_in_part for p in seen) == got["n_lists"] == 120
+
+
+def test_ranking_report_progress_in_memory_steps() -> None:
+    frame = _report_log()
+    seen: list[lp.Progress] = []
+    train = pl.DataFrame({"item": [0, 0, 1, 2, 2, 2]})
+    kw = {**REPORT, "objectives": ("accuracy", "coverage"), "train": train}
+    got = lp.ranking_report(frame, progress=seen.append, **kw)
+    assert dict(got) == dict(lp.ranking_report(frame, **kw))
+    # the grading, 2 objectives' blocks, the popularity floor (from train), the bootstrap: 5
+    assert [(p.parts_done, p.parts_total) for p in seen] == [(i, 5) for i in range(1, 6)]
+    assert {p.rows_done for p in seen} == {frame.height}
+    assert [p.groups_in_part for p in seen] == [120, 0, 0, 0, 0]
+
+
+def test_ranking_report_progress_true_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    frame = _report_log()
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    got = lp.ranking_report(frame.lazy(), batch_rows=300, progress=True, **REPORT)
+    assert dict(got) == dict(lp.ranking_report(frame.lazy(), batch_rows=300, **REPORT))
+    text = out.getvalue()
+    assert text.startswith("\r")
+    assert text.count("\n") == 1
+    assert text.endswith("\n")
+    assert text.rstrip(" \n").endswith("done")
+    assert f"{frame.height:,} rows" in text.rsplit("\r", 1)[1]
+
+
+def test_ranking_report_progress_true_silent_off_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", out)
+    lp.ranking_report(_report_log(), progress=True, **REPORT)
+    assert out.getvalue() == ""
+
+
+def test_ranking_report_refuses_a_bad_progress() -> None:
+    with pytest.raises(lp.InvalidParameterError, match="'progress' parameter of ranking_report"):
+        lp.ranking_report(_report_log(), progress=3, **REPORT)  # type: ignore[arg-type]

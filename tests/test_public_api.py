@@ -305,6 +305,7 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "batch_rows": 0,
             "layout": "sorted",
             "temp_dir": "no/such/dir",
+            "progress": 3,
             "state": "x.json",
             "engine": "nope",
         },
