@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -13,6 +14,7 @@ import pytest
 import lodestar_polars as lp
 from lodestar_polars._evaluate import Progress
 from lodestar_polars._progress import ProgressBar
+from lodestar_polars.cli import run
 
 
 class Terminal(io.StringIO):
@@ -253,3 +255,47 @@ def test_ranking_report_progress_true_silent_off_a_terminal(
 def test_ranking_report_refuses_a_bad_progress() -> None:
     with pytest.raises(lp.InvalidParameterError, match="'progress' parameter of ranking_report"):
         lp.ranking_report(_report_log(), progress=3, **REPORT)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def scores_file(tmp_path: Path) -> Path:
+    path = tmp_path / "scores.parquet"
+    _report_log().rename({"list": "user", "score": "s"}).write_parquet(path)
+    return path
+
+
+CLI = ["--item", "item", "--y-true", "clicked", "--y-score", "s", "-k", "3", "--n-resamples", "30"]
+
+
+@pytest.mark.parametrize("part_rows", [300, 5_000_000])  # the parts path, the whole path
+def test_report_cli_draws_rows_graded_on_a_terminal(
+    scores_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
+) -> None:
+    monkeypatch.setattr("lodestar_polars._report.DEFAULT_PART_ROWS", part_rows)
+    quiet, shown = tmp_path / "quiet.json", tmp_path / "shown.json"
+    silenced = Terminal()
+    monkeypatch.setattr(sys, "stderr", silenced)
+    assert run(["report", str(scores_file), *CLI, "--json", str(quiet), "-q"]) == 0
+    assert silenced.getvalue() == ""  # -q silences the line too
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    assert run(["report", str(scores_file), *CLI, "--json", str(shown)]) == 0
+    assert shown.read_text() == quiet.read_text()
+    lines = out.getvalue().split("\n")
+    drawn = [line for line in lines if line.startswith("\r")]
+    assert len(drawn) == 1  # one rewritten line, ended before the next stage line
+    final = drawn[0].rstrip().rsplit("\r", 1)[1]
+    assert final.startswith("1,080 rows")  # 120 lists of 9 candidates
+    assert final.endswith("done")
+    index = lines.index(drawn[0])
+    assert "grading" in lines[index - 1]
+    assert "graded 120 lists" in lines[index + 1]
+
+
+def test_report_cli_no_line_off_a_terminal(
+    scores_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["report", str(scores_file), *CLI]) == 0
+    err = capsys.readouterr().err
+    assert "grading" in err  # the stage lines stay
+    assert "\r" not in err
