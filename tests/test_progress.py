@@ -299,3 +299,55 @@ def test_report_cli_no_line_off_a_terminal(
     err = capsys.readouterr().err
     assert "grading" in err  # the stage lines stay
     assert "\r" not in err
+
+
+def _runs(n: int = 30) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "run": ["a"] * n + ["b"] * n,
+            "query": list(range(n)) * 2,
+            "ndcg@10": [(q * 37 % 11) / 11 for q in range(n)]
+            + [(q * 53 % 13) / 13 for q in range(n)],
+        }
+    )
+
+
+@pytest.mark.parametrize("test", ["bootstrap", "fisher"])  # 30 queries: Fisher's Monte Carlo
+def test_compare_progress_per_block(monkeypatch: pytest.MonkeyPatch, test: Any) -> None:
+    monkeypatch.setattr("lodestar_polars._compare._BLOCK", 30 * 100)  # 100 resamples a block
+    seen: list[lp.Progress] = []
+    kw: dict[str, Any] = {"baseline": "a", "test": test, "n_resamples": 450}
+    quiet = lp.compare(_runs(), **kw)
+    got = lp.compare(_runs(), progress=seen.append, **kw)
+    assert got.table.equals(quiet.table)
+    # 450 resamples in blocks of 100: 100, 200, 300, 400, 450
+    assert [(p.parts_done, p.parts_total) for p in seen] == [(i, 5) for i in range(1, 6)]
+    assert [p.rows_done for p in seen] == [100, 200, 300, 400, 450]
+
+
+def test_compare_progress_true_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    kw: dict[str, Any] = {"baseline": "a", "test": "bootstrap", "n_resamples": 400}
+    got = lp.compare(_runs(), progress=True, **kw)
+    assert got.table.equals(lp.compare(_runs(), **kw).table)
+    final = out.getvalue().rstrip(" \n").rsplit("\r", 1)[1]
+    assert final.startswith("400 resamples")
+    assert final.endswith("done")
+    assert out.getvalue().count("\n") == 1
+
+
+def test_compare_student_draws_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[lp.Progress] = []
+    lp.compare(_runs(), baseline="a", progress=seen.append)
+    lp.compare(_runs(10), baseline="a", test="fisher", progress=seen.append)  # exact
+    assert seen == []
+    out = Terminal()
+    monkeypatch.setattr(sys, "stderr", out)
+    lp.compare(_runs(), baseline="a", progress=True)
+    assert out.getvalue() == ""
+
+
+def test_compare_refuses_a_bad_progress() -> None:
+    with pytest.raises(lp.InvalidParameterError, match="'progress' parameter of compare"):
+        lp.compare(_runs(), baseline="a", progress="yes")  # type: ignore[arg-type]

@@ -227,6 +227,7 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "missing": "drop",
             "lower_is_better": 3,
             "higher_is_better": 3,
+            "progress": 3,
         },
         lp.Comparison,
         "a report of tests over runs, not a frame of rows (its .table and .pairs are frames)",
