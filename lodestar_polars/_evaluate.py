@@ -986,7 +986,12 @@ DEFAULT_BATCH_ROWS = 5_000_000
 
 @dataclass(frozen=True)
 class Progress:
-    """Where a batched :func:`evaluate` stands, passed to its ``progress`` callback."""
+    """Where a batched :func:`evaluate` stands, passed to its ``progress`` callback.
+
+    :func:`lodestar_polars.ranking_report` and :func:`lodestar_polars.compare` pass one
+    to theirs too: a part or a step of the report (``groups_in_part``: the lists graded
+    in it), a block of resamples (``rows_done``: the resamples drawn).
+    """
 
     parts_done: int
     """Parts of the input evaluated so far."""

@@ -48,6 +48,16 @@ def _notebook_display() -> Any:
         return None
 
 
+class _Line:
+    """The line as a notebook shows it: its text, without a string's quotes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def _duration(seconds: float) -> str:
     """``seconds`` as ``42 s``, ``3 min 05 s`` or ``1 h 02 min``."""
     s = round(seconds)
@@ -178,9 +188,9 @@ class ProgressBar:
             self.stream.flush()
         elif self.mode == "notebook":
             if self._handle is None:
-                self._handle = self._display(text, display_id=True)
+                self._handle = self._display(_Line(text), display_id=True)
             else:
-                self._handle.update(text)
+                self._handle.update(_Line(text))
 
     def close(self) -> None:
         """End the display (a newline after the terminal line); later updates show nothing."""

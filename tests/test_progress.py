@@ -79,6 +79,7 @@ def test_nothing_written_when_not_a_terminal(monkeypatch: pytest.MonkeyPatch) ->
     bar.close()
     assert not bar.active
     assert out.getvalue() == ""
+    assert "IPython" not in sys.modules  # never imported by us
 
 
 def test_called_with_a_progress() -> None:
@@ -94,11 +95,11 @@ def test_notebook_output_updated_in_place(monkeypatch: pytest.MonkeyPatch) -> No
 
     class Handle:
         def update(self, obj: object) -> None:
-            shown.append(("update", obj))
+            shown.append(("update", repr(obj)))
 
     def display(obj: object, *, display_id: bool = False) -> Handle:
         assert display_id is True
-        shown.append(("display", obj))
+        shown.append(("display", repr(obj)))  # shown by its repr: no quotes
         return Handle()
 
     class Shell:
