@@ -26,13 +26,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
 from lodestar_polars._deprecation import renamed
+from lodestar_polars._evaluate import Progress
+from lodestar_polars._progress import ProgressBar, check_progress, progress_callback
 from lodestar_polars._registry import Direction, direction
 from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
 from lodestar_polars._validation import check_columns, check_int, check_open_interval, names_of
@@ -58,6 +60,7 @@ _MISSING = ("intersect", "raise")
 _SUPERSCRIPT = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
 
 Array = npt.NDArray[np.float64]
+_Block = TypeVar("_Block", bound=np.ndarray[Any, Any])
 
 
 def _fail(msg: str) -> ValueError:
@@ -194,6 +197,26 @@ def _random_indices(
     rows = max(1, _BLOCK // n)
     for start in range(0, n_resamples, rows):
         yield rng.integers(0, n, (min(rows, n_resamples - start), n))
+
+
+def _ticking(
+    blocks: Iterator[_Block], n: int, n_resamples: int, progress: Callable[[Progress], None] | None
+) -> Iterator[_Block]:
+    """``blocks`` of resamples, with a :class:`Progress` to ``progress`` as each is used.
+
+    A block is used when the next is asked for (or the blocks end): the progress after
+    block ``i`` counts the resamples of blocks ``1..i``.
+    """
+    if progress is None:
+        yield from blocks
+        return
+    total = -(-n_resamples // max(1, _BLOCK // n))
+    done = drawn = 0
+    for block in blocks:
+        yield block
+        done += 1
+        drawn += block.shape[0]
+        progress(Progress(done, total, drawn, 0))
 
 
 def bootstrap(
@@ -911,6 +934,7 @@ def compare(
     missing: Missing = "raise",
     lower_is_better: str | Sequence[str] = (),
     higher_is_better: str | Sequence[str] = (),
+    progress: bool | Callable[[Progress], None] | None = None,
 ) -> Comparison:
     """Paired significance tests of several runs against a baseline, over per-query values.
 
@@ -960,6 +984,15 @@ def compare(
         A metric of unknown direction that neither list names is compared (p-value,
         interval, ``significant``) but no run is called better on it: ``better`` is null
         in ``.pairs`` and the report puts no superscript on it, and says so.
+    progress : bool or callable, default=None
+        For the resampling tests (the bootstrap, and the Fisher test above 20 queries):
+        ``True`` shows resamples done, resamples a second and the time left, on one line
+        rewritten on stderr in a terminal or an updated output in a Jupyter notebook, and
+        nothing anywhere else.  A callable is called with a
+        :class:`lodestar_polars.Progress` after each block of resamples instead
+        (``rows_done``: the resamples drawn so far, ``groups_in_part``: 0).  ``None`` or
+        ``False``: nothing.  Student's and the exact Fisher test draw nothing and show
+        nothing.
 
     Returns
     -------
@@ -1024,6 +1057,7 @@ def compare(
     alpha, n_resamples, seed = _check_options(
         test, correction, missing, alpha, n_resamples, seed, baseline=baseline, run=run
     )
+    check_progress(progress, "compare")
     metric_list = None if metrics is None else _metric_names(metrics, "metrics")
     by_exprs = None if by is None else check_columns(by, "by", "compare")
     lower, higher = _direction_lists(lower_is_better, higher_is_better)
@@ -1042,9 +1076,17 @@ def compare(
     order = [data.runs.index(baseline)] + [i for i in range(k) if data.runs[i] != baseline]
     runs = [data.runs[i] for i in order]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    mean_diff, p, low, high = _run_tests(
-        values, order, pairs, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed
-    )
+    tick = progress_callback(progress, step="block")
+    if isinstance(tick, ProgressBar):
+        tick.what = "resamples"
+    try:
+        mean_diff, p, low, high = _run_tests(
+            values, order, pairs, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed,
+            progress=tick,
+        )  # fmt: skip
+    finally:
+        if isinstance(tick, ProgressBar):
+            tick.close()
     means = values.mean(axis=2)[order]  # (runs, metrics)
     table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), correction, alpha)
     pair_frame = _pair_table(runs, names, pairs, mean_diff, p, correction, alpha, directions)
@@ -1117,6 +1159,7 @@ def _run_tests(
     alpha: float,
     n_resamples: int,
     seed: int | None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> tuple[Array, Array, Array, Array]:
     """Each pair (i, j) of ``order``'s runs and metric: mean of run i minus run j, p, interval.
 
@@ -1148,9 +1191,11 @@ def _run_tests(
         if test == "fisher" and n <= EXACT_MAX:
             p = fisher_exact(d, magnitude)
         elif test == "fisher":
-            p = fisher_monte_carlo(d, _random_flips(n, n_resamples, rng), magnitude)
+            flips = _ticking(_random_flips(n, n_resamples, rng), n, n_resamples, progress)
+            p = fisher_monte_carlo(d, flips, magnitude)
         else:
-            p, low, high = bootstrap(d, _random_indices(n, n_resamples, rng), alpha, magnitude)
+            draws = _ticking(_random_indices(n, n_resamples, rng), n, n_resamples, progress)
+            p, low, high = bootstrap(d, draws, alpha, magnitude)
     shape = (len(pairs), n_metrics)
     return mean_d.reshape(shape), p.reshape(shape), low.reshape(shape), high.reshape(shape)
 

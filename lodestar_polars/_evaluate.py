@@ -43,6 +43,7 @@ from lodestar_polars._partition import (
     hashed_parts,
     sample_is_grouped,
 )
+from lodestar_polars._progress import ProgressBar
 from lodestar_polars._registry import (
     REGISTRY,
     MetricSpec,
@@ -604,7 +605,7 @@ def evaluate(
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
-    progress: Callable[[Progress], None] | None = ...,
+    progress: bool | Callable[[Progress], None] | None = ...,
     layout: Layout = ...,
     temp_dir: str | os.PathLike[str] | None = ...,
 ) -> pl.DataFrame: ...
@@ -626,7 +627,7 @@ def evaluate(
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
-    progress: Callable[[Progress], None] | None = ...,
+    progress: bool | Callable[[Progress], None] | None = ...,
     layout: Layout = ...,
     temp_dir: str | os.PathLike[str] | None = ...,
 ) -> pa.Table: ...
@@ -648,7 +649,7 @@ def evaluate(
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
-    progress: Callable[[Progress], None] | None = ...,
+    progress: bool | Callable[[Progress], None] | None = ...,
     layout: Layout = ...,
     temp_dir: str | os.PathLike[str] | None = ...,
 ) -> pl.LazyFrame: ...
@@ -675,7 +676,7 @@ def evaluate(
     strict: bool = True,
     mean: bool = False,
     batch_rows: int | None = None,
-    progress: Callable[[Progress], None] | None = None,
+    progress: bool | Callable[[Progress], None] | None = None,
     layout: Layout = "auto",
     temp_dir: str | os.PathLike[str] | None = None,
 ) -> pl.DataFrame | pl.LazyFrame | pa.Table:
@@ -744,9 +745,14 @@ def evaluate(
         (default 5,000,000, about half a gigabyte).  A larger input is read
         once, in parts of whole groups (see ``layout``).  Ignored for a
         ``DataFrame``, which is in memory already.
-    progress : callable, default=None
-        For a ``LazyFrame``: called with a :class:`Progress` after each part
-        is evaluated (the command line uses it to show progress).
+    progress : bool or callable, default=None
+        For a ``LazyFrame``: ``True`` shows rows done, rows a second and the
+        time left while the parts are evaluated: one line rewritten on
+        stderr in a terminal, an updated output in a Jupyter notebook, and
+        nothing anywhere else (a pipe, a log file).  A callable is called
+        with a :class:`Progress` after each part instead (the command line
+        uses it).  ``None`` or ``False``: nothing.  Ignored for a
+        ``DataFrame``, which is evaluated in one step.
     layout : {'auto', 'grouped', 'shuffled'}, default='auto'
         For a ``LazyFrame`` larger than ``batch_rows``: how its rows lie.
         ``'grouped'``: each group's rows are one contiguous run (a log sorted
@@ -894,9 +900,9 @@ def evaluate(
     strict = check_bool(strict, "strict", "evaluate")
     mean = check_bool(mean, "mean", "evaluate")
     batch_rows = check_int(batch_rows, "batch_rows", "evaluate")
-    if progress is not None and not callable(progress):
+    if progress is not None and not isinstance(progress, bool) and not callable(progress):
         msg = (
-            "The 'progress' parameter of evaluate must be a callable or None. "
+            "The 'progress' parameter of evaluate must be a bool, a callable or None. "
             f"Got {progress!r} instead."
         )
         raise InvalidParameterError(msg)
@@ -946,16 +952,22 @@ def evaluate(
     limit = DEFAULT_BATCH_ROWS if batch_rows is None else batch_rows
 
     def batches() -> Iterator[pl.DataFrame]:
-        result = _evaluate_lazy(
-            source,
-            parsed,
-            roles,
-            strict=strict,
-            part_rows=limit,
-            layout=layout,
-            temp_dir=temp_dir,
-            progress=progress,
-        )
+        bar = ProgressBar() if progress is True else None
+        callback = None if isinstance(progress, bool) else progress
+        try:
+            result = _evaluate_lazy(
+                source,
+                parsed,
+                roles,
+                strict=strict,
+                part_rows=limit,
+                layout=layout,
+                temp_dir=temp_dir,
+                progress=bar if bar is not None else callback,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
         if result is not None:
             yield result
 
@@ -974,7 +986,12 @@ DEFAULT_BATCH_ROWS = 5_000_000
 
 @dataclass(frozen=True)
 class Progress:
-    """Where a batched :func:`evaluate` stands, passed to its ``progress`` callback."""
+    """Where a batched :func:`evaluate` stands, passed to its ``progress`` callback.
+
+    :func:`lodestar_polars.ranking_report` and :func:`lodestar_polars.compare` pass one
+    to theirs too: a part or a step of the report (``groups_in_part``: the lists graded
+    in it), a block of resamples (``rows_done``: the resamples drawn).
+    """
 
     parts_done: int
     """Parts of the input evaluated so far."""

@@ -14,10 +14,10 @@ import copy
 import json
 import numbers
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast, overload
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -27,6 +27,7 @@ from lodestar_polars._comparability import check_exclusive, check_state, resolve
 from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._deprecation import renamed
 from lodestar_polars._partition import LAYOUTS, Layout, check_temp_dir
+from lodestar_polars._progress import check_progress, progress_callback
 from lodestar_polars._registry import report_metrics
 from lodestar_polars._serving import (
     check_frame,
@@ -42,6 +43,9 @@ from lodestar_polars._validation import (
     check_option,
 )
 from lodestar_polars.exceptions import InvalidParameterError
+
+if TYPE_CHECKING:
+    from lodestar_polars._evaluate import Progress
 
 SCHEMA_VERSION = 1
 OBJECTIVES = ("accuracy", "balanced", "coverage")
@@ -1313,6 +1317,7 @@ def ranking_report(
     batch_rows: int | None = None,
     layout: Layout = "auto",
     temp_dir: str | os.PathLike[str] | None = None,
+    progress: bool | Callable[[Progress], None] | None = None,
 ) -> RankingReport:
     r"""The recommendation ranking report: micro and macro families, baseline, bootstrap verdict.
 
@@ -1394,6 +1399,17 @@ def ranking_report(
         Where those temporary files go (the system's temporary directory
         when None); they take about the input's columns' size, uncompressed,
         and are removed as they are read.
+    progress : bool or callable, default=None
+        ``True`` shows rows graded, rows a second and the time left: one
+        line rewritten on stderr in a terminal, an updated output in a
+        Jupyter notebook, nothing anywhere else.  A callable is called with
+        a :class:`lodestar_polars.Progress` after each step instead: each
+        part of a ``LazyFrame`` read in parts, then the merge and the
+        bootstrap (``parts_total`` an estimate until the last part); in
+        memory, the grading, each objective's block, the popularity floor
+        and the bootstrap.  ``rows_done`` counts the input rows graded,
+        ``groups_in_part`` the lists graded in the step (0 in a later step).
+        ``None`` or ``False``: nothing.
 
     Returns
     -------
@@ -1502,6 +1518,7 @@ def ranking_report(
     part_rows = check_int(batch_rows, "batch_rows", CALLER, low=1)
     lay: Layout = check_option(layout, "layout", CALLER, LAYOUTS)  # type: ignore[assignment]
     temp = check_temp_dir(temp_dir, CALLER)
+    check_progress(progress, CALLER)
     # decision 0013's rule, read from the one place transform_for_objective reads it:
     # a shrinkage_strength switches shrinkage on
     shrink, strength = resolve_shrinkage(shrinkage, shrinkage_strength, CALLER)
@@ -1555,8 +1572,9 @@ def ranking_report(
                 popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
                 percentile=percentile, n_resamples=n_resamples,
                 confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
-                temp_dir=temp,
+                temp_dir=temp, progress=progress_callback(progress),
             )  # fmt: skip
+    tick = progress_callback(progress, step="step")
     g, base = _grade(
         scores,
         keys=keys,
@@ -1581,6 +1599,17 @@ def ranking_report(
     else:
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
+    # steps: the grading, each objective's block, the popularity floor, the bootstrap
+    steps = 1 + len(names) + (pop is not None) + 1
+    rows = base.height
+
+    def step(done: int, lists: int = 0) -> None:
+        if tick is not None:
+            from lodestar_polars._evaluate import Progress
+
+            tick(Progress(done, steps, rows, lists))
+
+    step(1, int(g.g_list.size))
 
     def fit() -> Any:
         from lodestar_polars._comparability import fit_comparability
@@ -1611,10 +1640,12 @@ def ranking_report(
             comparability = "fitted_on_scores"
         blocks[name] = score_block(g, values, kk, tail)
         objective_alpha[name] = None if percentile else alpha
+        step(1 + len(blocks))
 
     floor = None
     if pop is not None:
         floor = score_block(g, pop[g.item_id], kk, tail)
+        step(steps - 1)
     model = blocks[primary]
     uncertainty = _uncertainty(
         g.unit,
@@ -1626,6 +1657,7 @@ def ranking_report(
         seed=seed,
         objective=primary,
     )
+    step(steps)
     longest = int(np.bincount(g.list_id)[g.g_list].max())
     return finish_payload(
         kk=kk,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import polars as pl
 
 from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN
+from lodestar_polars._progress import ProgressBar
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:
@@ -207,6 +208,12 @@ class _Progress:
         self.stream = stream
         self.start = time.perf_counter()
 
+    def bar(self) -> ProgressBar | None:
+        """The rows-graded line while the report grades, when stderr is a terminal (not -q)."""
+        if self.stream is None or not self.stream.isatty():
+            return None
+        return ProgressBar(stream=self.stream, notebook=False, step="step")
+
     def __call__(self, text: str) -> None:
         if self.stream is not None:
             elapsed = time.perf_counter() - self.start
@@ -318,7 +325,12 @@ def _report(args: argparse.Namespace, progress: _Progress) -> RankingReport:
         train = None
         if args.train is not None:
             train = _scan(args.train, "train", whole_file_schema=whole_file_schema)
-        return _ranking_report(args, keys, scores, truth, train, state)
+        bar = progress.bar()
+        try:
+            return _ranking_report(args, keys, scores, truth, train, state, bar)
+        finally:
+            if bar is not None:
+                bar.close()  # the line ended, before a stage line or an error
 
     progress(
         f"grading {args.scores} ({', '.join(objectives)}; {args.n_resamples} bootstrap resamples)"
@@ -340,7 +352,13 @@ def _report(args: argparse.Namespace, progress: _Progress) -> RankingReport:
 
 
 def _ranking_report(
-    args: argparse.Namespace, keys: list[str], scores: Any, truth: Any, train: Any, state: Any
+    args: argparse.Namespace,
+    keys: list[str],
+    scores: Any,
+    truth: Any,
+    train: Any,
+    state: Any,
+    bar: ProgressBar | None = None,
 ) -> RankingReport:
     from lodestar_polars._report import ranking_report
 
@@ -361,6 +379,7 @@ def _ranking_report(
         percentile=args.percentile,
         shrinkage_strength=args.shrinkage_strength,
         state=state,
+        progress=bar,
     )
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lodestar_polars._evaluate import _release_freed_memory
+from lodestar_polars._evaluate import Progress, _release_freed_memory
 from lodestar_polars._partition import (
     Layout,
     NotGroupedError,
@@ -205,6 +205,7 @@ def report_in_parts(
     part_rows: int,
     layout: Layout,
     temp_dir: str | None,
+    progress: Callable[[Progress], None] | None = None,
 ) -> RankingReport:
     """The report of ``lazy`` (its ``by`` keys already columns), read in parts of whole lists."""
     schema = lazy.collect_schema()
@@ -315,13 +316,23 @@ def report_in_parts(
                         terms.per_list[key].sum()
                     )
 
+    # steps: each part (an estimate until the last), then the merge and the bootstrap
+    estimate = max(1, -(-total // part_rows))
+    done = rows_done = 0
     for part, restart in lazy_parts(source_lazy, keys, total, part_rows, layout, temp_dir):
         if restart:
             merged = _Merged()
+            done = rows_done = 0
             continue
         assert part is not None
+        lists_before = len(merged.lists)
         if part.height:
             take(part)
+        done += 1
+        rows_done += part.height
+        if progress is not None:
+            lists = merged.lists[-1].height if len(merged.lists) > lists_before else 0
+            progress(Progress(done, max(estimate, done) + 1, rows_done, lists))
         del part  # before the next part is read: one part in memory at a time
         _release_freed_memory()
     if merged.problem is not None:
@@ -331,12 +342,15 @@ def report_in_parts(
         raise ValueError(msg)
     if later:
         raise later[0]
-    return _merge(
+    report = _merge(
         merged, keys=keys, item=item, groups=groups, kk=kk, names=names, primary=primary,
         table=table, tail_share=tail_share, mp=mp, comparability=comparability,
         strength=strength if shrink else None, percentile=percentile, block_alpha=block_alpha,
         n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
     )  # fmt: skip
+    if progress is not None:
+        progress(Progress(done + 1, done + 1, rows_done, 0))
+    return report
 
 
 def _merge(
