@@ -46,7 +46,8 @@ def _batch_msg(value: Any) -> str:
         ({"mean": 1}, _bool_msg("mean", 1)),
         (
             {"progress": 3},
-            "The 'progress' parameter of evaluate must be a bool, a callable or None. Got 3 instead.",
+            "The 'progress' parameter of evaluate must be a bool, a callable or None. "
+            "Got 3 instead.",
         ),
     ],
     ids=str,
