@@ -102,7 +102,7 @@ def part(name: str, args: argparse.Namespace) -> dict[str, Any]:
         ),
     }
     if name == "bootstrap":
-        from lodestar_polars._report import (
+        from lodestar_polars._report.ranking_report import (
             _grade,
             _popularity,
             _uncertainty,

@@ -19,7 +19,7 @@ from typing import TextIO
 
 import polars as pl
 
-from lodestar_polars._evaluate import Progress, evaluate, mean_of_groups, metric_names
+from lodestar_polars._evaluate.evaluate import Progress, evaluate, mean_of_groups, metric_names
 from lodestar_polars.trec import first_non_utf8, input_file
 
 DEFAULT_METRICS = ("ndcg@10", "dcg@10", "rr@10")
@@ -208,11 +208,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         _parser().print_help()
         return 0
     if argv[:1] == ["trec"]:  # `lodestar-polars trec QRELS RUN ...`: trec_eval's command
-        from lodestar_polars._trec_cli import run as run_trec
+        from lodestar_polars.trec._cli import run as run_trec
 
         return run_trec(argv[1:])
     if argv[:1] == ["report"]:  # `lodestar-polars report SCORES ...`: the ranking report
-        from lodestar_polars._report_cli import run as run_report
+        from lodestar_polars._report.cli import run as run_report
 
         return run_report(argv[1:])
     if argv[:1] == ["evaluate"]:

@@ -28,14 +28,14 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._calibration import (
+from lodestar_polars._base.validation import BinStrategy
+from lodestar_polars._metrics.calibration import (
     GroupWeight,
     brier_score_metric,
     expected_calibration_error_metric,
     log_loss_metric,
     roc_auc_metric,
 )
-from lodestar_polars._validation import BinStrategy
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 

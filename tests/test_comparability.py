@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._comparability import DEFAULT_SHRINKAGE_STRENGTH, OBJECTIVE_ALPHA
+from lodestar_polars._report.comparability import DEFAULT_SHRINKAGE_STRENGTH, OBJECTIVE_ALPHA
 
 KW: dict[str, Any] = dict(by="user", item="item", y_score="score")
 

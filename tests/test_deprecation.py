@@ -1,4 +1,4 @@
-"""The one deprecation decorator for renamed parameters (lodestar_polars._deprecation)."""
+"""The one deprecation decorator for renamed parameters (lodestar_polars._base.deprecation)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 from lodestar_polars import InvalidParameterError
-from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN, renamed
+from lodestar_polars._base.deprecation import REMOVED_IN, RENAMED_IN, renamed
 
 
 @renamed(score="y_score", truth="y_true")

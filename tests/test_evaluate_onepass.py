@@ -19,9 +19,10 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import lodestar_polars as lp
-from lodestar_polars import _evaluate, _partition
-from lodestar_polars import _partition as lp_partition
-from lodestar_polars._partition import Layout
+from lodestar_polars._evaluate import evaluate as _evaluate
+from lodestar_polars._evaluate import partition as _partition
+from lodestar_polars._evaluate import partition as lp_partition
+from lodestar_polars._evaluate.partition import Layout
 
 METRICS = ["ndcg@5", "dcg", "rr@3", "top_k_accuracy@2"]
 KEYS = ["user", "query"]

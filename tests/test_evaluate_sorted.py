@@ -1,7 +1,7 @@
 """lp.evaluate on query-sorted input (issue 12: sorted input).
 
 A frame whose groups are contiguous runs of rows is grouped by run number
-instead of by hashing its keys (``_evaluate._contiguous_runs``).  Every test
+instead of by hashing its keys (``_evaluate.evaluate._contiguous_runs``).  Every test
 here checks both that the run path was taken (or not) and that it gives the
 hash path's numbers bit for bit: the hash path is the reference, itself
 checked against scikit-learn and trec_eval elsewhere.
@@ -19,9 +19,9 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import lodestar_polars as lp
-from lodestar_polars import _evaluate
 from lodestar_polars._core.ranking import one_padded_matrix
-from lodestar_polars._ties import TieRule
+from lodestar_polars._evaluate import evaluate as _evaluate
+from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars.exceptions import RefusedGroupError
 
 METRICS = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "top_k_accuracy@2"]

@@ -16,7 +16,7 @@ import pytest
 import lodestar_polars as lp
 import lodestar_polars.trec as trec
 from lodestar_polars._core.ir import exponential_gain
-from lodestar_polars._ir import (
+from lodestar_polars._metrics.ir import (
     average_precision_at_k,
     hit_rate,
     precision,

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._evaluate import Progress
-from lodestar_polars._progress import ProgressBar
+from lodestar_polars._base.progress import ProgressBar
+from lodestar_polars._evaluate.evaluate import Progress
 from lodestar_polars.cli import run
 
 
@@ -272,7 +272,7 @@ CLI = ["--item", "item", "--y-true", "clicked", "--y-score", "s", "-k", "3", "--
 def test_report_cli_draws_rows_graded_on_a_terminal(
     scores_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
 ) -> None:
-    monkeypatch.setattr("lodestar_polars._report.DEFAULT_PART_ROWS", part_rows)
+    monkeypatch.setattr("lodestar_polars._report.ranking_report.DEFAULT_PART_ROWS", part_rows)
     quiet, shown = tmp_path / "quiet.json", tmp_path / "shown.json"
     silenced = Terminal()
     monkeypatch.setattr(sys, "stderr", silenced)
@@ -315,7 +315,9 @@ def _runs(n: int = 30) -> pl.DataFrame:
 
 @pytest.mark.parametrize("test", ["bootstrap", "fisher"])  # 30 queries: Fisher's Monte Carlo
 def test_compare_progress_per_block(monkeypatch: pytest.MonkeyPatch, test: Any) -> None:
-    monkeypatch.setattr("lodestar_polars._compare._BLOCK", 30 * 100)  # 100 resamples a block
+    monkeypatch.setattr(
+        "lodestar_polars._compare.compare._BLOCK", 30 * 100
+    )  # 100 resamples a block
     seen: list[lp.Progress] = []
     kw: dict[str, Any] = {"baseline": "a", "test": test, "n_resamples": 450}
     quiet = lp.compare(_runs(), **kw)

@@ -15,7 +15,8 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._expr import Metric
+from lodestar_polars._metrics import ir as _ir
+from lodestar_polars._metrics.expr import Metric
 
 LOG = pl.DataFrame({"q": [1, 1, 2, 2], "t": [1, 0, 0, 1], "s": [0.5, 0.2, 0.3, 0.1]})
 
@@ -136,9 +137,9 @@ def test_n_relevant_must_be_a_whole_count(name: str, n_relevant: float, shown: s
     out = frame.group_by("q").agg(metric.alias("v"))
     assert out["v"].to_list() == [None]
     builders: dict[str, Callable[..., Metric]] = {
-        "recall": lp._ir.recall_metric,
-        "r_precision": lp._ir.r_precision_metric,
-        "average_precision_at_k": lp._ir.average_precision_at_k_metric,
+        "recall": _ir.recall_metric,
+        "r_precision": _ir.r_precision_metric,
+        "average_precision_at_k": _ir.average_precision_at_k_metric,
     }
     built = builders[name]("t", "s", n_relevant="n", **options)
     reason = frame.group_by("q").agg(built.reason().alias("why"))["why"].item()

@@ -9,21 +9,22 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._calibration import (
+from lodestar_polars._metrics.calibration import (
     brier_score_metric,
     expected_calibration_error_metric,
     log_loss_metric,
     roc_auc_metric,
 )
-from lodestar_polars._dcg import ndcg_metric
-from lodestar_polars._ir import recall_metric
-from lodestar_polars._label_ranking import coverage_error_metric
-from lodestar_polars._top_k import top_k_accuracy_metric
+from lodestar_polars._metrics.dcg import ndcg_metric
+from lodestar_polars._metrics.expr import Metric
+from lodestar_polars._metrics.ir import recall_metric
+from lodestar_polars._metrics.label_ranking import coverage_error_metric
+from lodestar_polars._metrics.top_k_accuracy import top_k_accuracy_metric
 
 PAGE = (Path(__file__).resolve().parents[1] / "docs" / "refusals.md").read_text(encoding="utf-8")
 
 
-def _reason(metric: lp._expr.Metric, frame: pl.DataFrame) -> str:
+def _reason(metric: Metric, frame: pl.DataFrame) -> str:
     out = frame.group_by("q").agg(metric.reason().alias("why"))["why"].item()
     assert isinstance(out, str)
     return out

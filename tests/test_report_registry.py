@@ -19,7 +19,7 @@ from lodestar_polars._registry import (
     report_metrics,
     report_table,
 )
-from lodestar_polars._report_html import report_fragment
+from lodestar_polars._report.html import report_fragment
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

@@ -1,4 +1,5 @@
-"""lodestar_polars._two_stage: a group scored from its chunks' kept rows equals the whole group.
+"""lodestar_polars._evaluate.two_stage: a group scored from its chunks' kept rows equals the
+whole group.
 
 The Spark path (tests/test_spark.py) runs these two functions on partitions;
 here they run on Polars frames split at random, so the rule is tested without
@@ -14,7 +15,7 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars import _two_stage
+from lodestar_polars._evaluate import two_stage as _two_stage
 
 METRICS = ["ndcg@10", "dcg@5", "ndcg_burges@3", "P@5", "recall@20", "hit_rate@3", "rr@10", "map@10"]
 

@@ -26,8 +26,8 @@ from typing import Literal
 
 import polars as pl
 
-from lodestar_polars._expr import Check, parse_into_expr
-from lodestar_polars._validation import check_option
+from lodestar_polars._base.validation import check_option
+from lodestar_polars._metrics.expr import Check, parse_into_expr
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 

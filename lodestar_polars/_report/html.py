@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lodestar_polars._registry import report_metric
-from lodestar_polars._report import decision_of
+from lodestar_polars._report.ranking_report import decision_of
 
 __all__ = ["report_fragment", "report_html"]
 

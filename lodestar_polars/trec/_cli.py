@@ -114,7 +114,7 @@ def _score_run(args: argparse.Namespace, path: Path, names: list[str]) -> pl.Dat
 
 def _compare(args: argparse.Namespace, names: list[str]) -> int:
     """``--compare``: every run scored per query, then ``lp.compare`` against the first."""
-    from lodestar_polars._compare import compare
+    from lodestar_polars._compare.compare import compare
 
     paths: list[Path] = args.run
     labels = [p.name for p in paths]

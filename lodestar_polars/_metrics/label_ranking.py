@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import polars as pl
 
+from lodestar_polars._base.messages import FORMAT_NOT_SUPPORTED
 from lodestar_polars._core.label_ranking import misordered_pairs, precision_at, ranking_loss
-from lodestar_polars._expr import Check, Metric, as_float, as_score, binary_check, input_checks
-from lodestar_polars._messages import FORMAT_NOT_SUPPORTED
+from lodestar_polars._metrics.expr import (
+    Check,
+    Metric,
+    as_float,
+    as_score,
+    binary_check,
+    input_checks,
+)
 from lodestar_polars.typing import IntoExprColumn
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from lodestar_polars._base.validation import check_k
 from lodestar_polars._core.top_k import is_top_k
-from lodestar_polars._expr import (
+from lodestar_polars._metrics.expr import (
     Check,
     Metric,
     as_float,
@@ -13,8 +14,7 @@ from lodestar_polars._expr import (
     binary_check,
     input_checks,
 )
-from lodestar_polars._ties import later_row_first_position
-from lodestar_polars._validation import check_k
+from lodestar_polars._metrics.ties import later_row_first_position
 from lodestar_polars.typing import IntoExprColumn
 
 

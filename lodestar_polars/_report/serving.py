@@ -7,8 +7,8 @@ from typing import TypeVar, cast
 
 import polars as pl
 
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._validation import (
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.validation import (
     check_column,
     check_columns,
     check_k,
@@ -16,7 +16,7 @@ from lodestar_polars._validation import (
     names_of,
     select_roles,
 )
-from lodestar_polars._validation import check_frame as check_validated_frame
+from lodestar_polars._base.validation import check_frame as check_validated_frame
 from lodestar_polars.exceptions import InvalidParameterError
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)

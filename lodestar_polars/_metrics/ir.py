@@ -28,6 +28,9 @@ from typing import Literal
 
 import polars as pl
 
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.messages import python_text
+from lodestar_polars._base.validation import check_k, check_option, check_real
 from lodestar_polars._core._ops import exp
 from lodestar_polars._core.ir import (
     average_precision_term,
@@ -38,8 +41,7 @@ from lodestar_polars._core.ir import (
     precision_at,
     ratio_or_zero,
 )
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._expr import (
+from lodestar_polars._metrics.expr import (
     MAX_ROWS,
     Check,
     Fields,
@@ -52,9 +54,7 @@ from lodestar_polars._expr import (
     ranks_as_counts,
     row_index,
 )
-from lodestar_polars._messages import python_text
-from lodestar_polars._ties import Ties, tie_rule
-from lodestar_polars._validation import check_k, check_option, check_real
+from lodestar_polars._metrics.ties import Ties, tie_rule
 from lodestar_polars.typing import IntoExprColumn
 
 DENOMINATORS = ("relevant", "min_k")
@@ -527,7 +527,7 @@ def precision(
 
     >>> import polars as pl
     >>> import lodestar_polars as lp
-    >>> from lodestar_polars._ir import precision
+    >>> from lodestar_polars._metrics.ir import precision
     >>> slates = {"top": "1110000000", "middle": "0001110000", "bottom": "0000000111"}
     >>> df = pl.DataFrame(
     ...     {
@@ -615,7 +615,7 @@ def recall(
     Examples
     --------
     >>> import polars as pl
-    >>> from lodestar_polars._ir import recall
+    >>> from lodestar_polars._metrics.ir import recall
     >>> df = pl.DataFrame(
     ...     {"q": [1, 1, 1], "rel": [1, 0, 1], "score": [0.9, 0.8, 0.1], "judged": [4, 4, 4]}
     ... )
@@ -684,7 +684,7 @@ def hit_rate(
     Examples
     --------
     >>> import polars as pl
-    >>> from lodestar_polars._ir import hit_rate
+    >>> from lodestar_polars._metrics.ir import hit_rate
     >>> df = pl.DataFrame({"rel": [0, 0, 1, 0], "score": [2.0, 1.0, 1.0, 1.0]})
     >>> df.select(hit_rate("rel", "score", k=2))
     shape: (1, 1)
@@ -736,7 +736,7 @@ def r_precision(
     Examples
     --------
     >>> import polars as pl
-    >>> from lodestar_polars._ir import r_precision
+    >>> from lodestar_polars._metrics.ir import r_precision
     >>> df = pl.DataFrame({"rel": [1, 0, 1, 0], "score": [0.9, 0.8, 0.7, 0.1]})
     >>> df.select(r_precision("rel", "score"))
     shape: (1, 1)

@@ -7,11 +7,13 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.messages import NDCG_NEGATIVE, NDCG_ONE_DOCUMENT
+from lodestar_polars._base.validation import check_bool, check_k, check_log_base, check_option
 from lodestar_polars._core.dcg import normalized
 from lodestar_polars._core.discount import cut_discount
 from lodestar_polars._core.ir import exponential_gain
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._expr import (
+from lodestar_polars._metrics.expr import (
     Check,
     Fields,
     Metric,
@@ -25,9 +27,7 @@ from lodestar_polars._expr import (
     row_index,
     tie_averaged_terms,
 )
-from lodestar_polars._messages import NDCG_NEGATIVE, NDCG_ONE_DOCUMENT
-from lodestar_polars._ties import Ties, later_row_first, tie_rule
-from lodestar_polars._validation import check_bool, check_k, check_log_base, check_option
+from lodestar_polars._metrics.ties import Ties, later_row_first, tie_rule
 from lodestar_polars.typing import IntoExprColumn
 
 GAINS = ("linear", "exponential")

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.validation import check_bool, check_k
 from lodestar_polars._core.reciprocal_rank import (
     expected_from_offset,
     expected_reciprocal_rank,
     first_term,
     term_ratio,
 )
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._expr import Metric, as_float, as_score, input_checks
-from lodestar_polars._ties import later_row_first, tie_rule
-from lodestar_polars._validation import check_bool, check_k
+from lodestar_polars._metrics.expr import Metric, as_float, as_score, input_checks
+from lodestar_polars._metrics.ties import later_row_first, tie_rule
 from lodestar_polars.typing import IntoExprColumn
 
 # Inside ``group_by().agg()`` Polars evaluates an expression tree as written:

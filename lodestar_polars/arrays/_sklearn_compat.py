@@ -5,7 +5,7 @@ included, without importing scikit-learn or SciPy.  This module holds the
 small part of ``sklearn.utils`` that decides those answers:
 
 * the parameter checks of ``validate_params`` that
-  :mod:`lodestar_polars._validation` does not already cover (array-likes,
+  :mod:`lodestar_polars._base.validation` does not already cover (array-likes,
   AP's ``average`` and ``pos_label``);
 * ``check_array``, ``column_or_1d``, ``check_consistent_length`` and
   ``_check_sample_weight`` (only the options the ranking metrics use);
@@ -19,10 +19,12 @@ exception (type and text) and the warnings are the same.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 import warnings
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -375,3 +377,22 @@ def average(values: np.ndarray, weights: Any = None) -> Any:
     ``TypeError`` (the shapes differ).
     """
     return np.average(values, weights=weights)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _binds_like_sklearn(func: _F) -> _F:
+    """Bind the arguments first, as ``validate_params`` does.
+
+    A wrong keyword then raises ``TypeError: got an unexpected keyword argument
+    'x'``, scikit-learn's text (Python's own names the function first).
+    """
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        signature.bind(*args, **kwargs)
+        return func(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

@@ -4,7 +4,7 @@ Three tests, each vectorised over every (pair of runs, metric) at once and, for 
 resampling tests, over blocks of resamples (no Python loop per resample):
 
 - ``"student"``: the paired t-test, ``scipy.stats.ttest_rel``, with its t interval. The t
-  distribution comes from :mod:`lodestar_polars._stats` (NumPy only).
+  distribution comes from :mod:`lodestar_polars._compare.stats` (NumPy only).
 - ``"fisher"``: the randomization (sign-flip) test on the mean difference,
   ``scipy.stats.permutation_test(..., permutation_type="samples")``. Exact, over all
   ``2**n`` sign patterns, when ``n <= EXACT_MAX``; otherwise ``n_resamples`` random
@@ -32,12 +32,12 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._evaluate import Progress
-from lodestar_polars._progress import ProgressBar, check_progress, progress_callback
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.progress import ProgressBar, check_progress, progress_callback
+from lodestar_polars._base.validation import check_columns, check_int, check_open_interval, names_of
+from lodestar_polars._compare.stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars._evaluate.evaluate import Progress
 from lodestar_polars._registry import Direction, direction
-from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
-from lodestar_polars._validation import check_columns, check_int, check_open_interval, names_of
 from lodestar_polars.exceptions import InvalidParameterError
 
 Test = Literal["student", "fisher", "bootstrap"]

@@ -7,8 +7,8 @@ from typing import TypeVar, cast
 
 import polars as pl
 
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._validation import (
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.validation import (
     check_column,
     check_columns,
     check_frame,

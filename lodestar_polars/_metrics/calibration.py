@@ -2,7 +2,7 @@
 
 The expressions (:func:`roc_auc`, :func:`log_loss`, :func:`brier_score`,
 :func:`expected_calibration_error`) reduce one group to one Float64, like every
-metric of the package; their :class:`~lodestar_polars._expr.Metric` builders
+metric of the package; their :class:`~lodestar_polars._metrics.expr.Metric` builders
 (``*_metric``) carry the rules a group must pass, for
 :func:`lodestar_polars.evaluate`.  :func:`group_auc` and
 :func:`calibration_curve` take a whole frame and return a frame: the first
@@ -17,27 +17,9 @@ from typing import Literal, TypeVar, cast, get_args
 
 import polars as pl
 
-from lodestar_polars._core.calibration import (
-    auc_from_rank_sum,
-    brier_row,
-    calibration_gap,
-    lerp,
-    log_loss_row,
-    percentile_position,
-    quantile_levels,
-    uniform_edges,
-)
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._expr import (
-    Check,
-    Metric,
-    as_float,
-    as_score,
-    binary_check,
-    input_checks,
-)
-from lodestar_polars._messages import python_text
-from lodestar_polars._validation import (
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.messages import python_text
+from lodestar_polars._base.validation import (
     ROC_AUC_ONE_CLASS,
     BinStrategy,
     check_column,
@@ -49,6 +31,24 @@ from lodestar_polars._validation import (
     give_back,
     names_of,
     select_roles,
+)
+from lodestar_polars._core.calibration import (
+    auc_from_rank_sum,
+    brier_row,
+    calibration_gap,
+    lerp,
+    log_loss_row,
+    percentile_position,
+    quantile_levels,
+    uniform_edges,
+)
+from lodestar_polars._metrics.expr import (
+    Check,
+    Metric,
+    as_float,
+    as_score,
+    binary_check,
+    input_checks,
 )
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 from lodestar_polars.typing import IntoExprColumn
@@ -168,7 +168,7 @@ def _ece(truth: pl.Expr, prob: pl.Expr, n_bins: int, strategy: BinStrategy) -> p
     Polars does not share a subexpression inside ``group_by().agg()``, so
     every bin's filter sorts the group again for its edges (measured: 63 s
     for 1e4 groups of 20 rows, against 0.17 s for uniform bins).  Holding the
-    bins once in a struct (``_expr.let``) took 3.3 s but gave wrong values
+    bins once in a struct (``_metrics.expr.let``) took 3.3 s but gave wrong values
     under the lazy engine's optimisations in Polars 2.1.0, so it is not used.
     """
     edges = _inner_edges(prob, n_bins, strategy)

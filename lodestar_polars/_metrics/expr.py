@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._base.messages import python_text
 from lodestar_polars._core.dcg import tie_averaged_gain
 from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
-from lodestar_polars._messages import python_text
 from lodestar_polars.typing import IntoExprColumn
 
 FLOAT_DTYPE = "dtype('float64')"

@@ -22,8 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._validation import (
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.validation import (
     check_bool,
     check_column,
     check_columns,

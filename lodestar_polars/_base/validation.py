@@ -159,7 +159,7 @@ def check_frame(frame: object, name: str, caller: str) -> tuple[pl.LazyFrame, bo
 
     A Polars ``DataFrame`` or ``LazyFrame`` or Arrow data (a ``Table``,
     ``RecordBatch``, ``RecordBatchReader`` or ``pyarrow.dataset.Dataset``, read
-    as :func:`lodestar_polars._arrow.from_arrow` reads it). Anything else is an
+    as :func:`lodestar_polars._base.arrow.from_arrow` reads it). Anything else is an
     :class:`~lodestar_polars.InvalidParameterError`. Hand the result back with
     :func:`give_back`, so a LazyFrame in gives a LazyFrame out.
 
@@ -167,7 +167,7 @@ def check_frame(frame: object, name: str, caller: str) -> tuple[pl.LazyFrame, bo
     >>> type(lazy).__name__, was_lazy
     ('LazyFrame', False)
     """
-    from lodestar_polars._arrow import from_arrow
+    from lodestar_polars._base.arrow import from_arrow
 
     arrow = from_arrow(frame)
     if arrow is not None:

@@ -1,0 +1,12 @@
+"""The recommendation ranking report (seed 004) and what it stands on.
+
+- :mod:`~lodestar_polars._report.ranking_report`: ``lp.ranking_report`` and
+  ``lp.RankingReport`` (the families, the popularity floor, the cluster bootstrap);
+- :mod:`~lodestar_polars._report.parts`: the report of a large ``LazyFrame``, read once in parts
+  of whole lists and merged;
+- :mod:`~lodestar_polars._report.html`: ``lp.report_html``, the payload as one static page;
+- :mod:`~lodestar_polars._report.cli`: the ``lodestar-polars report`` command;
+- :mod:`~lodestar_polars._report.comparability`: ``lp.fit_comparability``,
+  ``lp.ComparabilityState``, ``lp.transform_for_objective`` (decision 0013);
+- :mod:`~lodestar_polars._report.serving`: ``lp.top_k``, the served top-k rows of each list.
+"""
