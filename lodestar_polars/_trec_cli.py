@@ -206,7 +206,7 @@ def run(argv: Sequence[str]) -> int:
     except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
         print(f"lodestar-polars trec: error: {exc}", file=sys.stderr)
         return 2
-    if not args.measures:  # after the work: an error stays the only line on stderr
+    if not args.measures and NOT_OFFERED:  # after the work: an error stays the only line
         print(
             "lodestar-polars trec: note: trec_eval's default set also prints "
             f"{', '.join(NOT_OFFERED)}, which are not offered here",

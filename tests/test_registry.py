@@ -296,8 +296,9 @@ def test_direction(column: str, expected: str | None) -> None:
 
 def test_direction_of_every_trec_label() -> None:
     """Every label lp.trec.evaluate writes has a direction, except the counts."""
-    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
-    for measure in lp.trec.parse_measures(["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5"]):
+    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+    written = ["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5", "utility.2,-1,0,0"]
+    for measure in lp.trec.parse_measures([*written, "11pt_avg..25,.5,.75", "set_F.0.5"]):
         expected = None if measure.kind in counts else "higher"
         assert direction(measure.label) == expected, measure.label
 
@@ -482,6 +483,17 @@ def test_trec_measure_is_written_as_its_entry_says(measure: TrecMeasure) -> None
     elif measure.params == "gains":
         (m,) = lp.trec.parse_measures(f"{name}.1=3,2=9")
         assert (m.label, m.gains) == (f"{name}_1=3,2=9", ((1, 3.0), (2, 9.0)))
+    elif measure.params == "levels":  # recall levels, multiples of R: one row each
+        assert [m.values for m in bare] == [(v,) for v in measure.default_values]
+        assert [(m.label, m.values) for m in lp.trec.parse_measures(f"{name}..5,0.25")] == [
+            (f"{name}_0.25", (0.25,)),
+            (f"{name}_0.50", (0.5,)),
+        ]
+    elif measure.params == "values":  # one row, the values as written in its name
+        assert [(m.label, m.values) for m in bare] == [(name, measure.default_values)]
+        given = ".25,.5" if measure.increasing else ",".join(["0.5"] * (measure.n_values or 2))
+        (m,) = lp.trec.parse_measures(f"{name}.{given}")
+        assert (m.label, m.values) == (f"{name}_{given}", tuple(float(v) for v in given.split(",")))
     else:
         assert [(m.label, m.k) for m in bare] == [(name, None)]
         with pytest.raises(ValueError, match=f"{name} takes no parameters"):
