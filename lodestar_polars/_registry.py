@@ -87,6 +87,15 @@ from lodestar_polars._core.ir import (
     r_precision_segments,
     recall_segments,
 )
+from lodestar_polars._core.label_ranking import (
+    average_precision_segments,
+    coverage_segments,
+    lrap_segments,
+    ranking_loss_segments,
+)
+from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
+from lodestar_polars._core.threads import map_parts, parts
+from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._core.trec_more import (
     IPREC_LEVELS,
     RPREC_MULTIPLES,
@@ -112,15 +121,6 @@ from lodestar_polars._core.trec_more import (
     judged_set_relative_p,
     judged_utility,
 )
-from lodestar_polars._core.label_ranking import (
-    average_precision_segments,
-    coverage_segments,
-    lrap_segments,
-    ranking_loss_segments,
-)
-from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
-from lodestar_polars._core.threads import map_parts, parts
-from lodestar_polars._core.top_k import top_k_segments
 from lodestar_polars._dcg import dcg, dcg_metric, ndcg, ndcg_metric
 from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN
 from lodestar_polars._expr import Metric

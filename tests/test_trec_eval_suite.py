@@ -65,9 +65,7 @@ def _args(command: str) -> list[str]:
 
 @pytest.mark.parametrize("expected_file", list(COMMANDS))
 def test_every_offered_line_matches(expected_file: str, capsys: pytest.CaptureFixture[str]) -> None:
-    expected = [
-        line for line in (DATA / expected_file).read_text().splitlines() if offered(line)
-    ]
+    expected = [line for line in (DATA / expected_file).read_text().splitlines() if offered(line)]
     assert expected, "the file has lines of offered measures"
     assert run(["trec", *_args(COMMANDS[expected_file])]) == 0
     got = capsys.readouterr().out.splitlines()
