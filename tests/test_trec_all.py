@@ -1,4 +1,4 @@
-"""trec_eval's other measures (``-m all_trec`` whole): against trec_eval 10.0's files and pytrec_eval.
+"""trec_eval's other measures (``-m all_trec`` whole), against trec_eval 10.0 and pytrec_eval.
 
 References
 ----------

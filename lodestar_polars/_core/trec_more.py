@@ -275,9 +275,11 @@ def judged_set_f(data: Judged, beta: Any, gains: Gains) -> np.ndarray:
 
 
 def judged_utility(data: Judged, coefficients: Any, gains: Gains) -> np.ndarray:
-    """``utility``: ``a rel_ret + b (ret - rel_ret) + c (rel - rel_ret) + d (0 + rel_ret - ret - rel)``.
+    """``utility``: a linear utility of the retrieved set's counts.
 
-    The collection size is trec_eval's default (``-N`` not given): 0.
+    ``a rel_ret + b (ret - rel_ret) + c (rel - rel_ret) + d (N + rel_ret - ret - rel)``,
+    the coefficients ``(a, b, c, d)`` given (1, -1, 0, 0 by default).  The collection
+    size ``N`` is trec_eval's default (``-N`` not given): 0.
     """
     a, b, c, d = tuple(coefficients)
     ret, rel, rel_ret = _set_counts(data)
@@ -304,7 +306,7 @@ def _ideal(data: Judged, gains: Gains) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def _at_rank(
     flat: np.ndarray, start: np.ndarray, count: np.ndarray, segment: np.ndarray, position: Any
 ) -> np.ndarray:
-    """``flat[start[q] + position]`` for rows of query ``q`` where ``position < count[q]``, else 0."""
+    """``flat[start[q] + position]`` for rows of query ``q`` below ``count[q]``; else 0."""
     position = np.asarray(position, dtype=np.int64)
     inside = position < count[segment]
     out = np.zeros(segment.size, dtype=np.float64)
