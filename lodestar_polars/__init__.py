@@ -45,6 +45,11 @@ from lodestar_polars._report_html import report_html
 from lodestar_polars._serving import top_k
 from lodestar_polars._summarize import summarize
 from lodestar_polars._top_k import top_k_accuracy
+from lodestar_polars._trec_measures import (
+    bpref,
+    inferred_average_precision,
+    interpolated_precision,
+)
 from lodestar_polars.exceptions import (
     InvalidParameterError,
     RefusedGroupError,
@@ -64,6 +69,7 @@ __all__ = [
     "arrays",
     "average_precision",
     "average_precision_at_k",
+    "bpref",
     "brier_score",
     "calibration_curve",
     "compare",
@@ -74,6 +80,8 @@ __all__ = [
     "fit_comparability",
     "group_auc",
     "hit_rate",
+    "inferred_average_precision",
+    "interpolated_precision",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "log_loss",

@@ -101,8 +101,14 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
     if found is None:
         raise InvalidParameterError(unknown_metric_message(text))
     spec = found.spec
-    options = spec.options(found.k)
+    options = spec.options(found.k if found.level is None else found.level)
     extra: dict[str, Any] = {}
+    if roles.ties == "average" and not spec.averaged_ties:
+        msg = (
+            f"metric {text!r}: {spec.name} has no closed form for ties averaged over their "
+            "orderings; evaluate it with ties='trec_eval' (and item=) or ties='input'"
+        )
+        raise InvalidParameterError(msg)
     if roles.ties != "average":
         if not spec.ties:
             takes = [s.name for s in REGISTRY if s.ties]

@@ -101,6 +101,9 @@ from lodestar_polars._core.trec_more import (
     RPREC_MULTIPLES,
     SET_F_DEFAULT,
     UTILITY_DEFAULT,
+    bpref_core,
+    inferred_average_precision_core,
+    interpolated_precision_core,
     judged_11pt_avg,
     judged_bin_g,
     judged_bpref,
@@ -148,6 +151,14 @@ from lodestar_polars._label_ranking import (
 )
 from lodestar_polars._reciprocal_rank import reciprocal_rank, reciprocal_rank_metric
 from lodestar_polars._top_k import top_k_accuracy, top_k_accuracy_metric
+from lodestar_polars._trec_measures import (
+    bpref,
+    bpref_metric,
+    inferred_average_precision,
+    inferred_average_precision_metric,
+    interpolated_precision,
+    interpolated_precision_metric,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 Tool = Literal["lodestar_polars", "scikit-learn", "trec_eval", "ranx", "ir_measures"]
@@ -407,6 +418,10 @@ class MetricSpec:
     """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
     judged_ideal: bool = False
     """Whether the metric reads ``judged`` (every judged relevance, for its ideal)."""
+    averaged_ties: bool = True
+    """Whether ``ties="average"`` is offered (False: the expectation over tied orderings has
+    no closed form, as for infAP; the metric ranks ties by trec_eval's rule or row order
+    only, and ``lp.evaluate`` needs ``ties="trec_eval"`` or ``"input"`` for it)."""
     top_k_only: bool = False
     """Whether, cut at ``k``, the metric reads only the rows ranked in the top ``k``
     (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
@@ -453,7 +468,7 @@ class MetricSpec:
             k = self.default_k
         return self.label_cut.format(label=self.label, k=k)
 
-    def options(self, k: int | None) -> dict[str, Any]:
+    def options(self, k: float | None) -> dict[str, Any]:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
         if self.cutoff == "none":
             return {}
@@ -852,6 +867,81 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label_cut="quantile ECE ({k} bins)",
         value_range=UNIT,
     ),
+    MetricSpec(
+        "bpref",
+        bpref,
+        bpref_metric,
+        bpref_core,
+        "none",
+        _names(Name("Bpref", "ir_measures", exact_case=True)),
+        "binary preference: judged irrelevant rows above each relevant one (y_true < 0: unjudged)",
+        higher_is_better=True,
+        label="bpref",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="bpref",
+                summary="binary preference: judged irrelevant documents above each relevant one",
+                core=judged_bpref,
+                official=True,
+            ),
+        ),
+        ties=True,
+        judged=True,
+        judged_ideal=True,
+    ),
+    MetricSpec(
+        "inferred_average_precision",
+        inferred_average_precision,
+        inferred_average_precision_metric,
+        inferred_average_precision_core,
+        "none",
+        _names(Name("infAP", "trec_eval"), Name("infAP", "ir_measures")),
+        "inferred AP over judged and in-pool unjudged rows (y_true -2), trec_eval's order",
+        higher_is_better=True,
+        label="infAP",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="infAP",
+                summary="inferred AP, from judged and in-pool unjudged documents (relevance < 0)",
+                core=judged_infap,
+            ),
+        ),
+        ties=True,
+        judged=True,
+        averaged_ties=False,
+    ),
+    MetricSpec(
+        "interpolated_precision",
+        interpolated_precision,
+        interpolated_precision_metric,
+        interpolated_precision_core,
+        "required",
+        _names(
+            Name("iprec_at_recall", "trec_eval", trec_cutoff=True),
+            Name("IPrec", "ir_measures", exact_case=True),
+        ),
+        "the best precision at or after the recall level written after @ (0 to 1)",
+        higher_is_better=True,
+        label="iP",
+        label_cut="iP@{k}",
+        value_range=UNIT,
+        cutoff_option="recall",
+        trec_eval=(
+            TrecMeasure(
+                name="iprec_at_recall",
+                summary="interpolated precision at recall levels (default 0, 0.1, ..., 1)",
+                core=judged_iprec_at_recall,
+                params="levels",
+                default_values=IPREC_LEVELS,
+                official=True,
+            ),
+        ),
+        ties=True,
+        judged=True,
+        averaged_ties=False,
+    ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
 
@@ -922,25 +1012,6 @@ TREC_ONLY: tuple[TrecMeasure, ...] = (
         aggregate="gmean",
         per_query=False,
         official=True,
-    ),
-    TrecMeasure(
-        name="bpref",
-        summary="binary preference: judged irrelevant documents ranked below each relevant one",
-        core=judged_bpref,
-        official=True,
-    ),
-    TrecMeasure(
-        name="iprec_at_recall",
-        summary="interpolated precision at recall levels (the 11 of 0, 0.1, ..., 1 by default)",
-        core=judged_iprec_at_recall,
-        params="levels",
-        default_values=IPREC_LEVELS,
-        official=True,
-    ),
-    TrecMeasure(
-        name="infAP",
-        summary="inferred AP, over judged and in-pool unjudged documents (qrels relevance < 0)",
-        core=judged_infap,
     ),
     TrecMeasure(
         name="relstring",
@@ -1122,7 +1193,9 @@ def _lookups() -> tuple[dict[str, tuple[MetricSpec, Name]], dict[str, tuple[Metr
 
 
 _EXACT, _FOLDED = _lookups()
-_PATTERN = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+))?$")
+_PATTERN = re.compile(
+    r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+(?:\.[0-9]+)?|\.[0-9]+))?$"
+)
 
 
 def metric_names() -> list[str]:
@@ -1139,6 +1212,9 @@ class Resolved:
     spec: MetricSpec
     name: Name
     k: int | None
+    level: float | None = None
+    """The number written after the name where it is a level, not a cutoff (the recall
+    of ``iprec_at_recall@0.5``: ``cutoff_option="recall"``)."""
 
 
 def _cutoff_rule(resolved: Resolved) -> Cutoff:
@@ -1176,10 +1252,18 @@ def resolve(text: str) -> Resolved | None:
     spec, name = found
     if match["sep"] is not None and match["sep"] != "@" and not name.trec_cutoff:
         return None
-    resolved = Resolved(spec, name, None if match["k"] is None else int(match["k"]))
+    if spec.cutoff_option == "recall":  # a recall level (0.5), not a cutoff
+        level = None if match["k"] is None else float(match["k"])
+        resolved = Resolved(spec, name, None, level)
+    elif match["k"] is not None and "." in match["k"]:
+        return None
+    else:
+        resolved = Resolved(spec, name, None if match["k"] is None else int(match["k"]))
     rule = _cutoff_rule(resolved)
-    if rule == "required" and resolved.k is None:
+    if rule == "required" and resolved.k is None and resolved.level is None:
         example = f"{written}.10" if name.cutoff == "required" else f"{written}@10"
+        if spec.cutoff_option == "recall":
+            example = f"{written}@0.5"
         msg = f"metric {text!r}: {written} needs a cutoff, write it as {example!r} (say)"
         raise InvalidParameterError(msg)
     if rule == "none" and resolved.k is not None:

@@ -607,7 +607,8 @@ def _parse_one(text: str) -> list[Measure]:
             raise ValueError(msg)
         measure = found.spec.trec_measure(cut=found.k is not None)
         if measure is not None:
-            return [Measure(measure, found.k, None, text)]
+            values = () if found.level is None else (found.level,)
+            return [Measure(measure, found.k, None, text, values)]
         trec_names = [m.name for m in found.spec.trec_eval]
         msg = (
             f"measure {text!r}: {found.spec.name} (lp.{found.spec.expression.__name__}) is not "

@@ -449,3 +449,70 @@ __all__ = [
     "judged_utility",
     "lround",
 ]
+
+
+# --------------------------------------------------------------------------- lp.evaluate's cores
+# Over ``lp.evaluate``'s sorted frame (``lodestar_polars._registry.Sorted``: the gains
+# ``y_true`` in ranking order, the scores, the lengths, and ``n_relevant`` / ``judged``
+# where given).  A row is relevant when ``y_true > 0``, judged irrelevant at 0, unjudged
+# below 0 (``-2`` and below: in the pool, unjudged).
+def _as_judged(a: Any) -> Judged:
+    """lp.evaluate's sorted arrays as a :class:`Judged` (relevance 1 / 0 / -1 / -2)."""
+    gain = np.asarray(a.gain, dtype=np.float64)
+    relevance = np.where(gain > 0, 1, np.where(gain == 0, 0, np.where(gain <= -2, -2, -1)))
+    length = np.asarray(a.length, dtype=np.int64)
+    _, segment, _ = segment_positions(length)
+    own = np.bincount(segment, weights=gain > 0, minlength=length.size)
+    n_relevant = own if a.n_relevant is None else np.asarray(a.n_relevant, dtype=np.float64)
+    return Judged(
+        relevance=relevance.astype(np.int64),
+        length=length,
+        n_relevant=n_relevant.astype(np.int64),
+        ideal_relevance=np.zeros(0, dtype=np.int64),
+        ideal_length=np.zeros(length.size, dtype=np.int64),
+    )
+
+
+def bpref_core(a: Any, options: dict[str, Any]) -> np.ndarray:
+    """``lp.evaluate``'s bpref: tied scores averaged in closed form (see ``lp.bpref``)."""
+    data = _as_judged(a)
+    rows = data.rows
+    relevant = rows.relevant
+    nonrel = data.relevance == 0
+    length = data.length
+    # tie blocks: rows of one segment with one score
+    score = np.asarray(a.score)
+    new = np.ones(score.size, dtype=bool)
+    if score.size:
+        new[1:] = (score[1:] != score[:-1]) | (rows.segment[1:] != rows.segment[:-1])
+    block = np.cumsum(new) - 1
+    per_block = np.bincount(block, weights=nonrel, minlength=int(block.max(initial=-1)) + 1)
+    through = segment_running_sum(nonrel, rows.start, length)
+    last = np.flatnonzero(np.append(new[1:], True))  # each block's last row
+    m = per_block[block]
+    n0 = through[last][block] - m
+    big_r = data.n_relevant.astype(np.float64)[rows.segment]
+    if a.judged is None:
+        big_n = data.sum(nonrel.astype(np.float64))
+    else:
+        values, lengths = a.judged
+        start, _, _ = segment_positions(np.asarray(lengths, dtype=np.int64))
+        big_n = segment_sum((np.asarray(values) == 0).astype(np.float64), start, lengths)
+    d = np.minimum(big_n[rows.segment], big_r)
+    c = np.minimum(n0 + m, big_r)
+    linear = np.where(c >= n0, (n0 + c) * (c - n0 + 1.0) / 2.0, 0.0)
+    high = np.maximum(n0, big_r + 1.0)
+    flat = np.where(n0 + m >= high, big_r * (n0 + m - high + 1.0), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = np.where(d > 0, 1.0 - (linear + flat) / (m + 1.0) / d, 1.0)
+    return _div(data.sum(np.where(relevant, term, 0.0)), data.n_relevant)
+
+
+def inferred_average_precision_core(a: Any, options: dict[str, Any]) -> np.ndarray:
+    """``lp.evaluate``'s infAP (rows in the tie rule's order: ``ties`` is never averaged)."""
+    return judged_infap(_as_judged(a), None, None)
+
+
+def interpolated_precision_core(a: Any, options: dict[str, Any]) -> np.ndarray:
+    """``lp.evaluate``'s interpolated precision at ``options["recall"]``."""
+    return judged_iprec_at_recall(_as_judged(a), float(options["recall"]), None)
