@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -79,15 +78,15 @@ def test_docs_peer_names_resolve_to_the_metric_named(row: list[str]) -> None:
         assert found.spec is expected.spec, (name, found.spec.name, expected.spec.name)
 
 
-
 def _cut(spec: MetricSpec, k: int) -> str:
     """What follows a metric's name at cutoff ``k``: ``@k``, or a recall level (``@0.5``)."""
     return "@0.5" if spec.cutoff_option == "recall" else f"@{k}"
 
 
-def _tie_rule(spec: MetricSpec) -> dict[str, str]:
+def _tie_rule(spec: MetricSpec) -> dict[str, Any]:
     """``ties="input"`` for a metric with no averaged ties (infAP), else nothing."""
     return {} if spec.averaged_ties else {"ties": "input"}
+
 
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
 def test_every_name_of_a_metric_resolves_to_it(spec: MetricSpec) -> None:

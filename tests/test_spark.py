@@ -587,6 +587,7 @@ def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> No
     run = lp.trec.read_run(TREC / "results.test").select("qid", "docno", "score").collect()
     measures = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank"]
     measures += ["P.5,10", "ndcg_cut.10", "ndcg", "ndcg@10", "success.1"]
+    measures += ["bpref", "infAP", "iprec_at_recall..5", "num_nonrel_judged_ret", "set_F"]
     got = lps.trec_evaluate(
         spark.createDataFrame(qrels.to_arrow()),
         spark.createDataFrame(run.to_arrow()).repartition(3),
@@ -612,6 +613,18 @@ def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> No
     ).toArrow()
     assert mean_only.num_rows == 1
     assert mean_only.column("map")[0].as_py() == got_frame["map"][-1]
+
+
+@needs_spark
+def test_trec_evaluate_refuses_the_geometric_means(spark: Any) -> None:
+    qrels = spark.createDataFrame(
+        pl.DataFrame({"qid": ["q"], "docno": ["d"], "rel": [1]}).to_arrow()
+    )
+    run = spark.createDataFrame(
+        pl.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]}).to_arrow()
+    )
+    with pytest.raises(ValueError, match=r"\['gm_map'\]: trec_eval's geometric means"):
+        lps.trec_evaluate(qrels, run, ["map", "gm_map"])
 
 
 @needs_spark

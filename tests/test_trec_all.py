@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -359,3 +360,161 @@ def test_printed_names_are_trec_eval_s() -> None:
         "11pt_avg_.25,.5",
         "set_F",
     ]
+
+
+# --------------------------------------------------------------------------- expressions
+def _long(qrels_file: str, level: int) -> pl.DataFrame:
+    """trec_eval's test run joined with its qrels, as the expressions read it.
+
+    Not in the qrels: -1; judged below 0 ("in the pool, unjudged"): -2; the judged
+    relevant count and every judged relevance per query alongside.
+    """
+    qrels = lp.trec.read_qrels(DATA / qrels_file).select("qid", "docno", "rel").collect()
+    run = lp.trec.read_run(DATA / "results.test").select("qid", "docno", "score").collect()
+    per_query = qrels.group_by("qid").agg(
+        n_rel=(pl.col("rel") >= level).sum(), judged=pl.col("rel").filter(pl.col("rel") >= 0)
+    )
+    rel = pl.col("rel")
+    return (
+        run.join(qrels, on=["qid", "docno"], how="left")
+        .with_columns(
+            pl.when(rel.is_null()).then(-1).when(rel < 0).then(-2).otherwise(rel).alias("rel")
+        )
+        .join(per_query, on="qid")
+    )
+
+
+LEVELS = [i / 10 for i in range(11)]
+
+
+@pytest.mark.parametrize(("qrels_file", "level"), [("qrels.test", 1), ("qrels.rel_level", 2)])
+def test_expressions_are_lp_trec_s_numbers(qrels_file: str, level: int) -> None:
+    """bpref, infAP, iprec_at_recall per query: the expressions give lp.trec's (trec_eval's)."""
+    frame = _long(qrels_file, level)
+    common: dict[str, Any] = {
+        "ties": "trec_eval",
+        "item": "docno",
+        "relevance_level": level,
+        "n_relevant": "n_rel",
+    }
+    got = (
+        frame.group_by("qid")
+        .agg(
+            bpref=lp.bpref("rel", "score", judged="judged", **common),
+            infAP=lp.inferred_average_precision("rel", "score", **common),
+            **{
+                f"iprec_at_recall_{r:3.2f}": lp.interpolated_precision(
+                    "rel", "score", recall=r, **common
+                )
+                for r in LEVELS
+            },
+        )
+        .sort("qid")
+    )
+    qrels = lp.trec.read_qrels(DATA / qrels_file)
+    run = lp.trec.read_run(DATA / "results.test")
+    want = lp.trec.evaluate(
+        qrels,
+        run,
+        ["bpref", "infAP", "iprec_at_recall"],
+        per_query=True,
+        wide=True,
+        relevance_level=level,
+    ).filter(pl.col("qid") != "all")
+    assert got["qid"].to_list() == want["qid"].to_list()
+    for name in got.columns[1:]:
+        np.testing.assert_allclose(got[name].to_numpy(), want[name].to_numpy(), rtol=1e-12)
+
+
+def test_evaluate_names_are_the_expressions() -> None:
+    frame = _long("qrels.test", 1)
+    names = ["bpref", "Bpref", "infAP", "iprec_at_recall@0.5", "IPrec@0.5", "iprec_at_recall.0.2"]
+    got = lp.evaluate(
+        frame,
+        names,
+        by="qid",
+        y_true="rel",
+        y_score="score",
+        ties="trec_eval",
+        item="docno",
+        n_relevant="n_rel",
+        judged="judged",
+    ).sort("qid")
+    common: dict[str, Any] = {"ties": "trec_eval", "item": "docno", "n_relevant": "n_rel"}
+    want = (
+        frame.group_by("qid")
+        .agg(
+            bpref=lp.bpref("rel", "score", judged="judged", **common),
+            infap=lp.inferred_average_precision("rel", "score", **common),
+            half=lp.interpolated_precision("rel", "score", recall=0.5, **common),
+            fifth=lp.interpolated_precision("rel", "score", recall=0.2, **common),
+        )
+        .sort("qid")
+    )
+    for name, column in [
+        ("bpref", "bpref"),
+        ("Bpref", "bpref"),
+        ("infAP", "infap"),
+        ("iprec_at_recall@0.5", "half"),
+        ("IPrec@0.5", "half"),
+        ("iprec_at_recall.0.2", "fifth"),
+    ]:
+        np.testing.assert_allclose(got[name].to_numpy(), want[column].to_numpy(), rtol=1e-12)
+    assert lp.trec.parse_measures("IPrec@0.5")[0].values == (0.5,)
+
+
+def _orderings(n: int, scores: list[float]) -> list[tuple[int, ...]]:
+    """Every order of ``n`` rows with the scores non-increasing: each tie ordering once."""
+    from itertools import permutations
+
+    return [
+        p
+        for p in permutations(range(n))
+        if all(scores[p[i]] >= scores[p[i + 1]] for i in range(n - 1))
+    ]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bpref_averaged_ties_are_the_mean_over_orderings(seed: int) -> None:
+    """ties='average' is the mean of bpref over every ordering of the tie groups (brute force)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 7))
+    rel = [int(v) for v in rng.choice([-1, 0, 0, 1, 1, 2], n)]
+    scores = [float(v) for v in rng.choice([0.1, 0.5, 0.9], n)]
+    judged_relevant = sum(v > 0 for v in rel) + 1  # one relevant document not retrieved
+    frame = pl.DataFrame({"q": [1] * n, "rel": rel, "score": scores, "nrel": [judged_relevant] * n})
+    orders = _orderings(n, scores)
+    each = [
+        frame[list(order)].select(lp.bpref("rel", "score", ties="input", n_relevant="nrel")).item()
+        for order in orders
+    ]
+    averaged = frame.select(lp.bpref("rel", "score", n_relevant="nrel")).item()
+    assert averaged == pytest.approx(sum(each) / len(each), rel=1e-12, abs=1e-15)
+    evaluated = lp.evaluate(
+        frame, ["bpref"], by="q", y_true="rel", y_score="score", n_relevant="nrel"
+    )["bpref"].item()
+    assert evaluated == pytest.approx(averaged, rel=1e-12, abs=1e-15)
+
+
+def test_infap_and_interpolated_precision_refuse_averaged_ties() -> None:
+    frame = pl.DataFrame({"q": [1, 1], "rel": [1, 0], "score": [1.0, 1.0], "doc": ["a", "b"]})
+    with pytest.raises(lp.InvalidParameterError, match="has no closed form for ties averaged"):
+        lp.inferred_average_precision("rel", "score", ties="average")
+    with pytest.raises(lp.InvalidParameterError, match="has no closed form for ties averaged"):
+        lp.interpolated_precision("rel", "score", recall=0.5, ties="average")
+    with pytest.raises(
+        lp.InvalidParameterError, match="ties='trec_eval' \\(and item=\\) or ties='input'"
+    ):
+        lp.evaluate(frame, ["infAP"], by="q", y_true="rel", y_score="score")
+    with pytest.raises(lp.InvalidParameterError, match="needs `item=`"):
+        lp.inferred_average_precision("rel", "score")
+    with pytest.raises(lp.InvalidParameterError, match=r"recall level in \[0, 1\]. Got 1.5"):
+        lp.interpolated_precision("rel", "score", recall=1.5)
+    with pytest.raises(lp.InvalidParameterError, match="write it as 'IPrec@0.5'"):
+        lp.evaluate(frame, ["IPrec"], by="q", y_true="rel", y_score="score", ties="input")
+    # ties='input' ranks the tie in row order: a (relevant) first
+    got = frame.group_by("q").agg(
+        lp.inferred_average_precision("rel", "score", ties="input"),
+        lp.interpolated_precision("rel", "score", recall=1.0, ties="input"),
+    )
+    assert got.row(0) == (1, 1.0, 1.0)
