@@ -145,19 +145,18 @@ def judged_num_nonrel_judged_ret(data: Judged, k: Any, gains: Gains) -> np.ndarr
 def _suffix_max_precision(data: Judged) -> np.ndarray:
     """Per row, the largest precision at it or below it in its query (interpolated precision).
 
-    Exact: the precisions are replaced by their ranks among all values, offset per
-    query so that a running maximum over the reversed rows restarts at each query.
+    One running maximum over the reversed rows, exact and with no sort: each
+    precision is the imaginary part of a complex key whose real part, the query
+    counted from the last, grows along the reversed rows, and NumPy orders
+    complex numbers by real part first, so the maximum restarts at each query.
     """
     rows = data.rows
     precision = rows.cum_relevant / (rows.position + 1.0)
     if precision.size == 0:
         return precision
-    values, index = np.unique(precision, return_inverse=True)
-    segments = data.length.size
-    key = index.astype(np.int64) + (segments - 1 - rows.segment) * values.size
-    running = np.maximum.accumulate(key[::-1])[::-1]
-    offset: np.ndarray = running - (segments - 1 - rows.segment) * values.size
-    out: np.ndarray = values[offset]
+    later = (data.length.size - 1 - rows.segment).astype(np.float64)
+    key = later + 1j * precision
+    out: np.ndarray = np.maximum.accumulate(key[::-1])[::-1].imag
     return out
 
 
