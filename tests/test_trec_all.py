@@ -13,6 +13,9 @@ References
   says so): ``iprec_at_recall`` and ``11pt_avg`` are compared with 9's rounding
   put in, and the two roundings are shown to differ.
 * hand arithmetic, written out, for each formula and the geometric mean.
+* ir_measures (``Bpref``, ``infAP``, ``IPrec@r``) for the expressions' names in
+  ``lp.evaluate``; and ``lp.trec.evaluate`` itself for the expressions on the
+  run joined with its qrels (bpref's averaged ties against every ordering).
 """
 
 from __future__ import annotations
@@ -518,3 +521,42 @@ def test_infap_and_interpolated_precision_refuse_averaged_ties() -> None:
         lp.interpolated_precision("rel", "score", recall=1.0, ties="input"),
     )
     assert got.row(0) == (1, 1.0, 1.0)
+
+
+def test_ir_measures_names_and_numbers() -> None:
+    """ir_measures' ``Bpref``, ``infAP``, ``IPrec@r`` (its pytrec_eval provider), per query.
+
+    At the recall levels 0.5 and 1, trec_eval 9's ``(long)(x + 0.9)`` and 10's
+    ``lround(x)`` reach the same relevant document (``x`` is a whole or a half).
+    """
+    ir_measures = pytest.importorskip("ir_measures")
+    frame = _long("qrels.test", 1)
+    qrels = lp.trec.read_qrels(DATA / "qrels.test").collect()
+    run = lp.trec.read_run(DATA / "results.test").collect()
+    names = ["Bpref", "infAP", "IPrec@0.5", "IPrec@1.0"]
+    theirs = {
+        (m.query_id, str(m.measure)): m.value
+        for m in ir_measures.iter_calc(
+            [ir_measures.parse_measure(n) for n in names],
+            [ir_measures.Qrel(q, d, r) for q, _, d, r in qrels.iter_rows()],
+            [ir_measures.ScoredDoc(q, d, s) for q, d, _, s, _ in run.iter_rows()],
+        )
+    }
+    ours = lp.evaluate(
+        frame,
+        ["Bpref", "infAP", "IPrec@0.5", "IPrec@1.0"],
+        by="qid",
+        y_true="rel",
+        y_score="score",
+        ties="trec_eval",
+        item="docno",
+        n_relevant="n_rel",
+        judged="judged",
+    )
+    checked = 0
+    for row in ours.iter_rows(named=True):
+        for name in names:
+            key = (row["qid"], name)
+            assert row[name] == pytest.approx(theirs[key], rel=1e-12, abs=1e-15), key
+            checked += 1
+    assert checked == 3 * len(names)
