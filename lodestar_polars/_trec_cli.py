@@ -128,8 +128,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
         per_query = {
             label: _score_run(args, path, names) for label, path in zip(labels, paths, strict=True)
         }
-        # counts (num_ret, num_rel, ...) are not compared; the means of the measures are
-        measures = [m.label for m in parsed if not m.measure.is_count]
+        # counts (num_ret, num_rel, ...) are not compared; the means of the measures are, and
+        # the geometric means (gm_map, gm_bpref: no per-query value, so no paired test) are not
+        measures = [m.label for m in parsed if not m.measure.is_count and m.measure.per_query]
         if not measures:
             msg = "--compare: no measure to compare (the counts num_q, num_ret, ... are not)."
             raise ValueError(msg)

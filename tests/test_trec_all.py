@@ -560,3 +560,17 @@ def test_ir_measures_names_and_numbers() -> None:
             assert row[name] == pytest.approx(theirs[key], rel=1e-12, abs=1e-15), key
             checked += 1
     assert checked == 3 * len(names)
+
+
+def test_compare_leaves_out_the_geometric_means(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--compare`` on the default set: gm_map has no per-query value to test, so it is left out."""
+    other = tmp_path / "other.txt"
+    other.write_text((DATA / "results.test").read_text())
+    command = ["trec", str(DATA / "qrels.test"), str(DATA / "results.test"), str(other)]
+    assert cli_run([*command, "--compare"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "| map |" in header
+    assert "| bpref |" in header
+    assert "gm_map" not in header
