@@ -565,7 +565,7 @@ def test_ir_measures_names_and_numbers() -> None:
 def test_compare_leaves_out_the_geometric_means(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``--compare`` on the default set: gm_map has no per-query value to test, so it is left out."""
+    """``--compare`` on the default set: gm_map has no per-query value to test: left out."""
     other = tmp_path / "other.txt"
     other.write_text((DATA / "results.test").read_text())
     command = ["trec", str(DATA / "qrels.test"), str(DATA / "results.test"), str(other)]
