@@ -913,13 +913,20 @@ def evaluate(
         A run file (read with :func:`read_run`), or a frame with columns
         ``qid``, ``docno`` and ``score``, of the same kinds.
     measures : str or list of str, default="official"
-        trec_eval measure names: ``num_q``, ``num_ret``, ``num_rel``,
-        ``num_rel_ret``, ``map``, ``Rprec``, ``recip_rank``, ``ndcg`` and the
-        cutoff measures ``P``, ``recall``, ``ndcg_cut``, ``map_cut``,
-        ``success`` (``"P"`` is trec_eval's default cutoffs, ``"P.5,10"`` or
-        ``"P_5"`` chosen ones); ``"ndcg.1=3,2=9"`` gives relevance levels
-        their own gains; ``"official"`` is trec_eval's default set (of what is
-        offered here) and ``"all_trec"`` every measure offered.  ranx and
+        trec_eval measure names: every measure of trec_eval's ``all_trec``
+        but ``relstring``, ``rbp``, ``rbp_resid`` and ``unj`` (``num_q``,
+        ``map``, ``gm_map``, ``Rprec``, ``bpref``, ``recip_rank``,
+        ``infAP``, ``G``, ``set_F``, ``utility``, ``num_nonrel_judged_ret``,
+        ...: :data:`MEASURES`), and the cutoff measures ``P``, ``recall``,
+        ``ndcg_cut``, ``map_cut``, ``relative_P``, ``success`` (``"P"`` is
+        trec_eval's default cutoffs, ``"P.5,10"`` or ``"P_5"`` chosen ones);
+        ``"iprec_at_recall..25,.5"`` and ``"Rprec_mult.0.2,2"`` take levels,
+        ``"utility.2,-1,0,0"``, ``"set_F.0.5"`` and ``"11pt_avg..25,.5"``
+        values, ``"ndcg.1=3,2=9"`` (and ``G``, ``ndcg_rel``, ``Rndcg``)
+        gains per relevance level; ``"official"`` is trec_eval's default set
+        and ``"all_trec"`` every measure offered.  ``gm_map`` and ``gm_bpref``
+        have no per-query row; their ``all`` is trec_eval's geometric mean
+        (each value floored at 1e-5).  ranx and
         ir_measures names are read too (``"ndcg@10"``, ``"map@100"``,
         ``"AP@100"``, ``"mrr@10"``, ``"RR@10"``, ``"P@10"``,
         ``"precision@10"``, ``"recall@100"``, ``"R@100"``, ``"hit_rate@10"``,
