@@ -417,7 +417,8 @@ class MetricSpec:
     judged: bool = False
     """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
     judged_ideal: bool = False
-    """Whether the metric reads ``judged`` (every judged relevance, for its ideal)."""
+    """Whether the metric reads ``judged`` (every judged relevance: NDCG's ideal, bpref's
+    count of judged irrelevant documents)."""
     averaged_ties: bool = True
     """Whether ``ties="average"`` is offered (False: the expectation over tied orderings has
     no closed form, as for infAP; the metric ranks ties by trec_eval's rule or row order
