@@ -574,3 +574,12 @@ def test_compare_leaves_out_the_geometric_means(
     assert "| map |" in header
     assert "| bpref |" in header
     assert "gm_map" not in header
+
+
+def test_evaluate_on_no_rows() -> None:
+    """An empty frame (an empty Spark partition): no group, no error."""
+    empty = pl.DataFrame(schema={"q": pl.String, "rel": pl.Int64, "score": pl.Float64})
+    names = ["bpref", "infAP", "iprec_at_recall@0.5"]
+    out = lp.evaluate(empty, names, by="q", y_true="rel", y_score="score", ties="input")
+    assert out.columns == ["q", *names]
+    assert out.height == 0

@@ -487,7 +487,8 @@ def bpref_core(a: Any, options: dict[str, Any]) -> np.ndarray:
     block = np.cumsum(new) - 1
     per_block = np.bincount(block, weights=nonrel, minlength=int(block.max(initial=-1)) + 1)
     through = segment_running_sum(nonrel, rows.start, length)
-    last = np.flatnonzero(np.append(new[1:], True))  # each block's last row
+    # each block's last row (none in an empty part)
+    last = np.flatnonzero(np.append(new[1:], True)) if score.size else np.zeros(0, np.int64)
     m = per_block[block]
     n0 = through[last][block] - m
     big_r = data.n_relevant.astype(np.float64)[rows.segment]
