@@ -28,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Score a TREC run against its judgments as trec_eval 10.0 does. "
             f"Measures: {', '.join(MEASURES)}; 'official' (the default) and 'all_trec'; "
-            "cutoffs as P.5,10; ndcg gains as ndcg.1=3,2=9; ranx / ir_measures names "
+            "cutoffs as P.5,10; ndcg gains as ndcg.1=3,2=9; recall levels as "
+            "iprec_at_recall..25,.5; values as utility.2,-1,0,0; ranx / ir_measures names "
             "such as ndcg@10 are read too."
         ),
     )
