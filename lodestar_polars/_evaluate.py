@@ -1,7 +1,7 @@
 """``lp.evaluate``: many metrics, one row per group, with bad groups named.
 
 The frame is evaluated whole: a single group-by evaluates the rules (the
-metric expressions' own :class:`~lodestar_polars._expr.Check` s) deciding which
+metric expressions' own :class:`~lodestar_polars._metrics.expr.Check` s) deciding which
 groups are refused and orders each group's row indices by score descending
 (row descending too when a metric reads the order inside ties); a gather of
 the two value columns by those indices, then every metric's values
@@ -30,11 +30,12 @@ import numpy as np
 import polars as pl
 from polars.io.plugins import register_io_source
 
-from lodestar_polars._arrow import from_arrow
+from lodestar_polars._base.arrow import from_arrow
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.progress import ProgressBar
+from lodestar_polars._base.validation import check_bool, check_int, check_option
 from lodestar_polars._core.ranking import one_padded_matrix, runs_descend, segment_order
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._expr import Metric, as_float, as_score
-from lodestar_polars._partition import (
+from lodestar_polars._evaluate.partition import (
     LAYOUTS,
     Layout,
     NotGroupedError,
@@ -43,7 +44,8 @@ from lodestar_polars._partition import (
     hashed_parts,
     sample_is_grouped,
 )
-from lodestar_polars._progress import ProgressBar
+from lodestar_polars._metrics.expr import Metric, as_float, as_score
+from lodestar_polars._metrics.ties import TIES, TieRule
 from lodestar_polars._registry import (
     REGISTRY,
     MetricSpec,
@@ -53,8 +55,6 @@ from lodestar_polars._registry import (
     run_core,
     unknown_metric_message,
 )
-from lodestar_polars._ties import TIES, TieRule
-from lodestar_polars._validation import check_bool, check_int, check_option
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:
@@ -1052,7 +1052,7 @@ def _evaluate_lazy(
     An input of at most ``part_rows`` rows is collected whole.  A larger one
     is streamed in parts cut between groups when its groups are contiguous
     runs (``layout``), else partitioned once by a hash of the keys into
-    temporary files (:mod:`lodestar_polars._partition`).  The parts are
+    temporary files (:mod:`lodestar_polars._evaluate.partition`).  The parts are
     evaluated with ``strict=False`` and the refusals reported at the end over
     all of them, so the sentence is the in-memory path's (the refused groups'
     rows are read again for it, from the input).  None for an empty input.

@@ -12,7 +12,7 @@ computes:
   option the number after ``@`` sets (the cutoff ``k``; the bins ``n_bins`` of
   ``ece@15``) and the options its name fixes (``gain="exponential"`` for
   ``ndcg_burges``, ``strategy="quantile"`` for ``ece_quantile``);
-* the public Polars expression, the :class:`~lodestar_polars._expr.Metric`
+* the public Polars expression, the :class:`~lodestar_polars._metrics.expr.Metric`
   builder behind it (rules and value), and the NumPy segment core that
   :func:`~lodestar_polars.evaluate` runs over the sorted frame;
 * its direction, its display label (``NDCG@10``, ``P@10``, ``MRR@10``, ``ECE``)
@@ -49,16 +49,7 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
-from lodestar_polars._calibration import (
-    brier_score,
-    brier_score_metric,
-    expected_calibration_error,
-    expected_calibration_error_metric,
-    log_loss,
-    log_loss_metric,
-    roc_auc,
-    roc_auc_metric,
-)
+from lodestar_polars._base.deprecation import REMOVED_IN, RENAMED_IN
 from lodestar_polars._core.calibration import (
     brier_segments,
     expected_calibration_error_segments,
@@ -124,10 +115,19 @@ from lodestar_polars._core.trec_more import (
     judged_set_relative_p,
     judged_utility,
 )
-from lodestar_polars._dcg import dcg, dcg_metric, ndcg, ndcg_metric
-from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN
-from lodestar_polars._expr import Metric
-from lodestar_polars._ir import (
+from lodestar_polars._metrics.calibration import (
+    brier_score,
+    brier_score_metric,
+    expected_calibration_error,
+    expected_calibration_error_metric,
+    log_loss,
+    log_loss_metric,
+    roc_auc,
+    roc_auc_metric,
+)
+from lodestar_polars._metrics.dcg import dcg, dcg_metric, ndcg, ndcg_metric
+from lodestar_polars._metrics.expr import Metric
+from lodestar_polars._metrics.ir import (
     average_precision_at_k,
     average_precision_at_k_metric,
     hit_rate,
@@ -139,7 +139,7 @@ from lodestar_polars._ir import (
     recall,
     recall_metric,
 )
-from lodestar_polars._label_ranking import (
+from lodestar_polars._metrics.label_ranking import (
     average_precision,
     average_precision_metric,
     coverage_error,
@@ -149,9 +149,9 @@ from lodestar_polars._label_ranking import (
     label_ranking_loss,
     label_ranking_loss_metric,
 )
-from lodestar_polars._reciprocal_rank import reciprocal_rank, reciprocal_rank_metric
-from lodestar_polars._top_k import top_k_accuracy, top_k_accuracy_metric
-from lodestar_polars._trec_measures import (
+from lodestar_polars._metrics.reciprocal_rank import reciprocal_rank, reciprocal_rank_metric
+from lodestar_polars._metrics.top_k_accuracy import top_k_accuracy, top_k_accuracy_metric
+from lodestar_polars._metrics.trec_measures import (
     bpref,
     bpref_metric,
     inferred_average_precision,
@@ -427,7 +427,7 @@ class MetricSpec:
     """Whether, cut at ``k``, the metric reads only the rows ranked in the top ``k``
     (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
     the count of relevant rows: then a group too large for one task can be scored
-    in two stages (``lodestar_polars.spark``, ``lodestar_polars._two_stage``)."""
+    in two stages (``lodestar_polars.spark``, ``lodestar_polars._evaluate.two_stage``)."""
 
     @property
     def trec(self) -> tuple[str | None, str | None]:

@@ -52,7 +52,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lodestar_polars._arrow import from_arrow
+from lodestar_polars._base.arrow import from_arrow
+from lodestar_polars._base.validation import check_bool
 from lodestar_polars._core.ir import Judged
 from lodestar_polars._core.trec_more import gmean
 from lodestar_polars._registry import (
@@ -61,7 +62,6 @@ from lodestar_polars._registry import (
     resolve,
     trec_offered,
 )
-from lodestar_polars._validation import check_bool
 
 __all__ = [
     "MEASURES",

@@ -12,7 +12,7 @@ ratio of such sums).  A row is described by
 
 The term functions below use Python operators and :mod:`._ops` only, so one
 function evaluates NumPy arrays (the segmented evaluators here, used by
-:mod:`lodestar_polars.trec`) and Polars expressions (``lodestar_polars._ir``).
+:mod:`lodestar_polars.trec`) and Polars expressions (``lodestar_polars._metrics.ir``).
 
 Expectations over ties
 ----------------------
@@ -151,7 +151,7 @@ def expected_average_precision_term(
 
 # --------------------------------------------------------------------------- scikit-learn view
 # The rows of a segment are its whole truth (no n_relevant), ties averaged:
-# ``lp.evaluate``'s cores for the IR expressions of ``lodestar_polars._ir``.
+# ``lp.evaluate``'s cores for the IR expressions of ``lodestar_polars._metrics.ir``.
 @dataclass(frozen=True)
 class _Blocks:
     """Tie blocks of ranked segments, with the relevant rows in and above each."""

@@ -27,10 +27,10 @@ move together, a running maximum): they rank equal scores by trec_eval's rule
 from __future__ import annotations
 
 import polars as pl
+from lodestar_polars._base.validation import check_real
+from lodestar_polars._metrics.expr import Check, Metric, as_float, parse_into_expr, row_index
+from lodestar_polars._metrics.ir import _n_relevant, _Ranked, _ranked
 
-from lodestar_polars._expr import Check, Metric, as_float, parse_into_expr, row_index
-from lodestar_polars._ir import _n_relevant, _Ranked, _ranked
-from lodestar_polars._validation import check_real
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
