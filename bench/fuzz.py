@@ -92,14 +92,18 @@ def check_frame(frame: pl.DataFrame, rng: np.random.Generator) -> list[str]:
             k = None
         data = _prepared(frame, spec)
         options: dict[str, Any] = dict(spec.fixed)
-        options.update(spec.options(k))  # the cutoff k, or ECE's n_bins
-        expr = spec.expression("t", "s", **options).alias("v")
+        level = float(rng.choice([0.0, 0.1, 0.25, 0.5, 1.0]))  # a recall level (iprec)
+        options.update(spec.options(level if spec.cutoff_option == "recall" else k))
+        rule: dict[str, Any] = {} if spec.averaged_ties else {"ties": "input"}
+        expr = spec.expression("t", "s", **options, **rule).alias("v")
         values = {}
         for engine in ("in-memory", "streaming"):
             out = data.lazy().group_by("q").agg(expr).sort("q").collect(engine=engine)
             values[engine] = out["v"].to_list()
         name = spec.name if k is None or spec.cutoff == "none" else f"{spec.name}@{k}"
-        ev = lp.evaluate(data, [name], by="q", y_true="t", y_score="s", strict=False)
+        if spec.cutoff_option == "recall":
+            name = f"{spec.name}@{level}"
+        ev = lp.evaluate(data, [name], by="q", y_true="t", y_score="s", strict=False, **rule)
         values["evaluate"] = ev[name].to_list()
         reference = values["in-memory"]
         for path, got in values.items():

@@ -37,6 +37,11 @@ from lodestar_polars._metrics.label_ranking import (
 )
 from lodestar_polars._metrics.reciprocal_rank import reciprocal_rank
 from lodestar_polars._metrics.top_k_accuracy import top_k_accuracy
+from lodestar_polars._metrics.trec_measures import (
+    bpref,
+    inferred_average_precision,
+    interpolated_precision,
+)
 from lodestar_polars._report.comparability import (
     ComparabilityState,
     fit_comparability,
@@ -64,6 +69,7 @@ __all__ = [
     "arrays",
     "average_precision",
     "average_precision_at_k",
+    "bpref",
     "brier_score",
     "calibration_curve",
     "compare",
@@ -74,6 +80,8 @@ __all__ = [
     "fit_comparability",
     "group_auc",
     "hit_rate",
+    "inferred_average_precision",
+    "interpolated_precision",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "log_loss",

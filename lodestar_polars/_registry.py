@@ -87,6 +87,34 @@ from lodestar_polars._core.label_ranking import (
 from lodestar_polars._core.reciprocal_rank import reciprocal_rank_segments
 from lodestar_polars._core.threads import map_parts, parts
 from lodestar_polars._core.top_k import top_k_segments
+from lodestar_polars._core.trec_more import (
+    IPREC_LEVELS,
+    RPREC_MULTIPLES,
+    SET_F_DEFAULT,
+    UTILITY_DEFAULT,
+    bpref_core,
+    inferred_average_precision_core,
+    interpolated_precision_core,
+    judged_11pt_avg,
+    judged_bin_g,
+    judged_bpref,
+    judged_g,
+    judged_gm_bpref,
+    judged_gm_map,
+    judged_infap,
+    judged_iprec_at_recall,
+    judged_ndcg_rel,
+    judged_num_nonrel_judged_ret,
+    judged_relative_p,
+    judged_rndcg,
+    judged_rprec_mult,
+    judged_set_f,
+    judged_set_map,
+    judged_set_p,
+    judged_set_recall,
+    judged_set_relative_p,
+    judged_utility,
+)
 from lodestar_polars._metrics.calibration import (
     brier_score,
     brier_score_metric,
@@ -123,6 +151,14 @@ from lodestar_polars._metrics.label_ranking import (
 )
 from lodestar_polars._metrics.reciprocal_rank import reciprocal_rank, reciprocal_rank_metric
 from lodestar_polars._metrics.top_k_accuracy import top_k_accuracy, top_k_accuracy_metric
+from lodestar_polars._metrics.trec_measures import (
+    bpref,
+    bpref_metric,
+    inferred_average_precision,
+    inferred_average_precision_metric,
+    interpolated_precision,
+    interpolated_precision_metric,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 Tool = Literal["lodestar_polars", "scikit-learn", "trec_eval", "ranx", "ir_measures"]
@@ -264,10 +300,12 @@ NON_NEGATIVE = Range(0.0, math.inf)
 REAL = Range(-math.inf, math.inf)
 """Any number: DCG, whose gains (the relevance) may be negative (scikit-learn's ``dcg_score``)."""
 
-TrecCore = Callable[[Judged, int | None, Gains], np.ndarray]
-"""A trec_eval measure's core: ``core(judged, k, gains)``, one value per query
-(:mod:`lodestar_polars._core.ir`'s ``judged_*`` functions)."""
-TrecParams = Literal["none", "cutoffs", "gains"]
+TrecCore = Callable[[Judged, Any, Gains], np.ndarray]
+"""A trec_eval measure's core: ``core(judged, param, gains)``, one value per query
+(:mod:`lodestar_polars._core.ir`'s and :mod:`lodestar_polars._core.trec_more`'s
+``judged_*`` functions); ``param`` is the cutoff ``k`` (or None), a recall level or
+multiple of R (``params="levels"``), or the tuple of values (``params="values"``)."""
+TrecParams = Literal["none", "cutoffs", "gains", "levels", "values"]
 Aggregate = Literal["mean", "sum", "gmean", "none"]
 
 DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -308,6 +346,17 @@ class TrecMeasure:
     peers_cut: bool = False
     """A ranx / ir_measures cutoff cuts it though trec_eval writes none
     (``RR@10`` is ``recip_rank`` cut at 10)."""
+    default_values: tuple[float, ...] = ()
+    """The parameters of the bare name where they are numbers: the recall levels or
+    multiples of R of ``params="levels"`` (``iprec_at_recall_0.00`` ... ``_1.00``, one
+    row each, printed ``%3.2f``), the values of ``params="values"`` (``utility``'s four
+    coefficients, ``set_F``'s beta, ``11pt_avg``'s levels; one row, printed with the
+    parameters as written: ``utility_2,-1,0,0``)."""
+    n_values: int | None = None
+    """How many values ``params="values"`` takes (``utility``: 4, ``set_F``: 1; None: any)."""
+    increasing: bool = False
+    """Whether the values must be given in increasing order (``11pt_avg``'s levels, which
+    trec_eval walks in the order written)."""
 
     @property
     def offered(self) -> bool:
@@ -368,7 +417,12 @@ class MetricSpec:
     judged: bool = False
     """Whether the metric reads ``n_relevant`` (judged relevant documents not retrieved)."""
     judged_ideal: bool = False
-    """Whether the metric reads ``judged`` (every judged relevance, for its ideal)."""
+    """Whether the metric reads ``judged`` (every judged relevance: NDCG's ideal, bpref's
+    count of judged irrelevant documents)."""
+    averaged_ties: bool = True
+    """Whether ``ties="average"`` is offered (False: the expectation over tied orderings has
+    no closed form, as for infAP; the metric ranks ties by trec_eval's rule or row order
+    only, and ``lp.evaluate`` needs ``ties="trec_eval"`` or ``"input"`` for it)."""
     top_k_only: bool = False
     """Whether, cut at ``k``, the metric reads only the rows ranked in the top ``k``
     (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
@@ -415,7 +469,7 @@ class MetricSpec:
             k = self.default_k
         return self.label_cut.format(label=self.label, k=k)
 
-    def options(self, k: int | None) -> dict[str, Any]:
+    def options(self, k: float | None) -> dict[str, Any]:
         """The builder's and the core's options for the cutoff ``k`` (None: no cutoff written)."""
         if self.cutoff == "none":
             return {}
@@ -814,6 +868,81 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label_cut="quantile ECE ({k} bins)",
         value_range=UNIT,
     ),
+    MetricSpec(
+        "bpref",
+        bpref,
+        bpref_metric,
+        bpref_core,
+        "none",
+        _names(Name("Bpref", "ir_measures", exact_case=True)),
+        "binary preference: judged irrelevant rows above each relevant one (y_true < 0: unjudged)",
+        higher_is_better=True,
+        label="bpref",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="bpref",
+                summary="binary preference: judged irrelevant documents above each relevant one",
+                core=judged_bpref,
+                official=True,
+            ),
+        ),
+        ties=True,
+        judged=True,
+        judged_ideal=True,
+    ),
+    MetricSpec(
+        "inferred_average_precision",
+        inferred_average_precision,
+        inferred_average_precision_metric,
+        inferred_average_precision_core,
+        "none",
+        _names(Name("infAP", "trec_eval"), Name("infAP", "ir_measures")),
+        "inferred AP over judged and in-pool unjudged rows (y_true -2), trec_eval's order",
+        higher_is_better=True,
+        label="infAP",
+        value_range=UNIT,
+        trec_eval=(
+            TrecMeasure(
+                name="infAP",
+                summary="inferred AP, from judged and in-pool unjudged documents (relevance < 0)",
+                core=judged_infap,
+            ),
+        ),
+        ties=True,
+        judged=True,
+        averaged_ties=False,
+    ),
+    MetricSpec(
+        "interpolated_precision",
+        interpolated_precision,
+        interpolated_precision_metric,
+        interpolated_precision_core,
+        "required",
+        _names(
+            Name("iprec_at_recall", "trec_eval", trec_cutoff=True),
+            Name("IPrec", "ir_measures", exact_case=True),
+        ),
+        "the best precision at or after the recall level written after @ (0 to 1)",
+        higher_is_better=True,
+        label="iP",
+        label_cut="iP@{k}",
+        value_range=UNIT,
+        cutoff_option="recall",
+        trec_eval=(
+            TrecMeasure(
+                name="iprec_at_recall",
+                summary="interpolated precision at recall levels (default 0, 0.1, ..., 1)",
+                core=judged_iprec_at_recall,
+                params="levels",
+                default_values=IPREC_LEVELS,
+                official=True,
+            ),
+        ),
+        ties=True,
+        judged=True,
+        averaged_ties=False,
+    ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
 
@@ -875,30 +1004,117 @@ TREC_ONLY: tuple[TrecMeasure, ...] = (
     ),
     # trec_eval's measures not offered here (no core): refused by lp.trec, named by
     # the trec command's note, and their direction known to lp.compare
-    _not_offered(
-        "gm_map", "geometric mean of AP", aggregate="gmean", per_query=False, official=True
+    # trec_eval's other measures (lodestar_polars._core.trec_more); bpref, infAP and
+    # iprec_at_recall are metrics too (their MetricSpec entries hold them)
+    TrecMeasure(
+        name="gm_map",
+        summary="AP per query; `all` is its geometric mean (each value floored at 1e-5)",
+        core=judged_gm_map,
+        aggregate="gmean",
+        per_query=False,
+        official=True,
     ),
-    _not_offered("bpref", "binary preference", official=True),
-    _not_offered("iprec_at_recall", "interpolated precision at 11 recall levels", official=True),
-    _not_offered("relstring", "the top ranks' relevance", aggregate="none", higher_is_better=None),
-    _not_offered("infAP", "inferred AP"),
-    _not_offered("gm_bpref", "geometric mean of bpref", aggregate="gmean", per_query=False),
-    _not_offered("Rprec_mult", "precision at multiples of R"),
-    _not_offered("utility", "a linear utility of relevant and irrelevant documents"),
-    _not_offered("11pt_avg", "interpolated precision averaged over 11 recall levels"),
-    _not_offered("binG", "binary G"),
-    _not_offered("G", "normalized cumulative gain (G)"),
-    _not_offered("ndcg_rel", "NDCG averaged over the relevant documents"),
-    _not_offered("Rndcg", "NDCG at R"),
-    _not_offered("relative_P", "precision at k over the best possible"),
-    _not_offered("set_P", "precision of the whole retrieved set"),
-    _not_offered("set_relative_P", "set precision over the best possible"),
-    _not_offered("set_recall", "recall of the whole retrieved set"),
-    _not_offered("set_map", "set precision times set recall"),
-    _not_offered("set_F", "F measure of the retrieved set"),
-    _not_offered(
-        "num_nonrel_judged_ret",
-        "judged irrelevant documents ranked",
+    TrecMeasure(
+        name="relstring",
+        summary="the top ranks' relevance",
+        aggregate="none",
+        higher_is_better=None,
+    ),
+    TrecMeasure(
+        name="gm_bpref",
+        summary="bpref per query; `all` is its geometric mean (each value floored at 1e-5)",
+        core=judged_gm_bpref,
+        aggregate="gmean",
+        per_query=False,
+    ),
+    TrecMeasure(
+        name="Rprec_mult",
+        summary="precision at `(long)(m R + 0.9)` documents, for multiples m of R",
+        core=judged_rprec_mult,
+        params="levels",
+        default_values=RPREC_MULTIPLES,
+    ),
+    TrecMeasure(
+        name="utility",
+        summary=(
+            "a rel_ret + b (ret - rel_ret) + c (rel - rel_ret) + d (rel_ret - ret - rel), "
+            "the collection size 0"
+        ),
+        core=judged_utility,
+        params="values",
+        default_values=UTILITY_DEFAULT,
+        n_values=4,
+    ),
+    TrecMeasure(
+        name="11pt_avg",
+        summary="interpolated precision averaged over the recall levels",
+        core=judged_11pt_avg,
+        params="values",
+        default_values=IPREC_LEVELS,
+        increasing=True,
+    ),
+    TrecMeasure(
+        name="binG",
+        summary="1 / log2(2 + irrelevant documents above) per relevant document, over R",
+        core=judged_bin_g,
+    ),
+    TrecMeasure(
+        name="G",
+        summary="normalized cumulative gain (G), a rank costing its ideal gain or 1",
+        core=judged_g,
+        params="gains",
+    ),
+    TrecMeasure(
+        name="ndcg_rel",
+        summary="NDCG at each relevant document, averaged over the relevant documents",
+        core=judged_ndcg_rel,
+        params="gains",
+    ),
+    TrecMeasure(
+        name="Rndcg",
+        summary="NDCG at each rank where the ideal gain drops, averaged",
+        core=judged_rndcg,
+        params="gains",
+    ),
+    TrecMeasure(
+        name="relative_P",
+        summary="relevant documents in the top k, over min(k, `num_rel`)",
+        core=judged_relative_p,
+        params="cutoffs",
+        default_cutoffs=DEFAULT_CUTOFFS,
+    ),
+    TrecMeasure(
+        name="set_P",
+        summary="relevant retrieved over retrieved",
+        core=judged_set_p,
+    ),
+    TrecMeasure(
+        name="set_relative_P",
+        summary="relevant retrieved over min(retrieved, `num_rel`)",
+        core=judged_set_relative_p,
+    ),
+    TrecMeasure(
+        name="set_recall",
+        summary="relevant retrieved over `num_rel`",
+        core=judged_set_recall,
+    ),
+    TrecMeasure(
+        name="set_map",
+        summary="set precision times set recall",
+        core=judged_set_map,
+    ),
+    TrecMeasure(
+        name="set_F",
+        summary="(b + 1) P R / (b P + R) of set precision and recall, b = 1 (`set_F.0.5`)",
+        core=judged_set_f,
+        params="values",
+        default_values=SET_F_DEFAULT,
+        n_values=1,
+    ),
+    TrecMeasure(
+        name="num_nonrel_judged_ret",
+        summary="judged irrelevant documents ranked",
+        core=judged_num_nonrel_judged_ret,
         aggregate="sum",
         higher_is_better=None,
     ),
@@ -978,7 +1194,9 @@ def _lookups() -> tuple[dict[str, tuple[MetricSpec, Name]], dict[str, tuple[Metr
 
 
 _EXACT, _FOLDED = _lookups()
-_PATTERN = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+))?$")
+_PATTERN = re.compile(
+    r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+(?:\.[0-9]+)?|\.[0-9]+))?$"
+)
 
 
 def metric_names() -> list[str]:
@@ -995,6 +1213,9 @@ class Resolved:
     spec: MetricSpec
     name: Name
     k: int | None
+    level: float | None = None
+    """The number written after the name where it is a level, not a cutoff (the recall
+    of ``iprec_at_recall@0.5``: ``cutoff_option="recall"``)."""
 
 
 def _cutoff_rule(resolved: Resolved) -> Cutoff:
@@ -1032,10 +1253,18 @@ def resolve(text: str) -> Resolved | None:
     spec, name = found
     if match["sep"] is not None and match["sep"] != "@" and not name.trec_cutoff:
         return None
-    resolved = Resolved(spec, name, None if match["k"] is None else int(match["k"]))
+    if spec.cutoff_option == "recall":  # a recall level (0.5), not a cutoff
+        level = None if match["k"] is None else float(match["k"])
+        resolved = Resolved(spec, name, None, level)
+    elif match["k"] is not None and "." in match["k"]:
+        return None
+    else:
+        resolved = Resolved(spec, name, None if match["k"] is None else int(match["k"]))
     rule = _cutoff_rule(resolved)
-    if rule == "required" and resolved.k is None:
+    if rule == "required" and resolved.k is None and resolved.level is None:
         example = f"{written}.10" if name.cutoff == "required" else f"{written}@10"
+        if spec.cutoff_option == "recall":
+            example = f"{written}@0.5"
         msg = f"metric {text!r}: {written} needs a cutoff, write it as {example!r} (say)"
         raise InvalidParameterError(msg)
     if rule == "none" and resolved.k is not None:
@@ -1049,7 +1278,7 @@ def resolve(text: str) -> Resolved | None:
 Direction = Literal["higher", "lower"]
 """Which way a metric improves: larger values better, or smaller."""
 
-_TREC_PARAMS = re.compile(r"^(?P<base>.+?)[._](?P<params>[0-9][0-9.,=]*)$")
+_TREC_PARAMS = re.compile(r"^(?P<base>.+?)[._](?P<params>[-.0-9][-0-9.,=]*)$")
 
 
 def _way(*, higher_is_better: bool) -> Direction:
@@ -1196,6 +1425,19 @@ def trec_table() -> str:
             written = f"`{m.name}`, `{m.name}.5,10`, `{m.name}_5` (cutoffs; default {defaults})"
         elif m.params == "gains":
             written = f"`{m.name}`, `{m.name}.1=3,2=9` (a gain per relevance level)"
+        elif m.params in ("levels", "values"):
+            defaults = ",".join(f"{v:g}" for v in m.default_values)
+            if m.params == "levels":
+                low = m.default_values[1]
+                written = (
+                    f"`{m.name}`, `{m.name}.{low:g},1` (a row per level, `{m.name}_{low:3.2f}`; "
+                    f"default {defaults})"
+                )
+            else:
+                written = (
+                    f"`{m.name}`, `{m.name}.{defaults}` (one row, `{m.name}_{defaults}`; "
+                    "the bare name is the default)"
+                )
         else:
             written = f"`{m.name}`"
         total = aggregate[m.aggregate] + ("" if m.per_query else " (no per-query row)")

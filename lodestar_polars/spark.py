@@ -761,7 +761,16 @@ def trec_evaluate(
         wide=True,
         **options,
     )
-    kinds = {m.label: m.kind for m in trec.parse_measures(measures)}
+    parsed = trec.parse_measures(measures)
+    kinds = {m.label: m.kind for m in parsed}
+    geometric = [m.label for m in parsed if m.measure.aggregate == "gmean"]
+    if geometric:
+        msg = (
+            f"measures {geometric}: trec_eval's geometric means (gm_map, gm_bpref) are not "
+            "offered on Spark (their per-query values are not written); use lp.trec.evaluate"
+        )
+        raise ValueError(msg)
+    counts = {m.label for m in parsed if m.measure.is_count}
     out = StructType(
         [StructField("qid", StringType(), True)]
         + [StructField(c, DoubleType(), True) for c in shape.columns[1:]]
@@ -797,7 +806,7 @@ def trec_evaluate(
         column = functions.col(_quoted(label))
         if kinds[label] == "num_q":
             value = functions.count(functions.lit(1))
-        elif kinds[label] in ("num_ret", "num_rel", "num_rel_ret"):
+        elif label in counts:  # num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret
             value = functions.sum(column)
         else:
             value = functions.avg(column)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -77,11 +78,21 @@ def test_docs_peer_names_resolve_to_the_metric_named(row: list[str]) -> None:
         assert found.spec is expected.spec, (name, found.spec.name, expected.spec.name)
 
 
+def _cut(spec: MetricSpec, k: int) -> str:
+    """What follows a metric's name at cutoff ``k``: ``@k``, or a recall level (``@0.5``)."""
+    return "@0.5" if spec.cutoff_option == "recall" else f"@{k}"
+
+
+def _tie_rule(spec: MetricSpec) -> dict[str, Any]:
+    """``ties="input"`` for a metric with no averaged ties (infAP), else nothing."""
+    return {} if spec.averaged_ties else {"ties": "input"}
+
+
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
 def test_every_name_of_a_metric_resolves_to_it(spec: MetricSpec) -> None:
     assert spec is BY_NAME[spec.name]
     for name in (spec.name, *(n.text for n in spec.names)):
-        cutoff = "" if spec.cutoff != "required" else "@3"
+        cutoff = "" if spec.cutoff != "required" else _cut(spec, 3)
         for written in {name + cutoff if "_cut" not in name else f"{name}.3"}:
             found = resolve(written)
             assert found is not None, written
@@ -146,13 +157,16 @@ def test_evaluate_reads_every_registry_name() -> None:
         {"q": [1, 1, 1, 2, 2, 2], "t": [1, 0, 1, 0, 1, 0], "s": [0.3, 0.9, 0.1, 0.5, 0.5, 0.2]}
     )
     for spec in REGISTRY:
-        cutoff = "@2" if spec.cutoff != "none" else ""
+        cutoff = _cut(spec, 2) if spec.cutoff != "none" else ""
+        rule = _tie_rule(spec)
         canonical = lp.evaluate(
-            frame, [spec.name + cutoff], by="q", y_true="t", y_score="s", strict=False
+            frame, [spec.name + cutoff], by="q", y_true="t", y_score="s", strict=False, **rule
         )
         for name in spec.names:
             written = name.text + (".2" if name.cutoff == "required" else cutoff)
-            out = lp.evaluate(frame, [written], by="q", y_true="t", y_score="s", strict=False)
+            out = lp.evaluate(
+                frame, [written], by="q", y_true="t", y_score="s", strict=False, **rule
+            )
             assert out[written].to_list() == canonical[spec.name + cutoff].to_list(), written
 
 
@@ -191,12 +205,13 @@ def test_evaluate_core_equals_the_expression(spec: MetricSpec) -> None:
         }
     )
     k = 3 if spec.cutoff != "none" else None
-    options = dict(spec.fixed)
+    options: dict[str, Any] = dict(spec.fixed)
     if k is not None:
-        options.update(spec.options(k))  # k, or ECE's n_bins
-    name = spec.name + ("" if k is None else f"@{k}")
-    got = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)
-    expr = spec.expression("t", "s", **options).alias("v")
+        options.update(spec.options(0.5 if spec.cutoff_option == "recall" else k))
+    name = spec.name + ("" if k is None else _cut(spec, k))
+    rule = _tie_rule(spec)
+    got = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False, **rule)
+    expr = spec.expression("t", "s", **options, **rule).alias("v")
     want = frame.group_by("q").agg(expr).sort("q")
     np.testing.assert_allclose(
         got[name].to_numpy().astype(float), want["v"].to_numpy().astype(float), rtol=1e-12
@@ -221,9 +236,10 @@ def test_direction_is_the_way_a_better_ranking_moves(spec: MetricSpec) -> None:
         }
     )
     # a cutoff of 1 where the number after @ is a cutoff (ECE's is its bins: left at 10)
-    cut = spec.cutoff != "none" and spec.cutoff_option == "k"
-    name = spec.name + ("@1" if cut else "")
-    out = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s").sort("q")
+    cut = spec.cutoff != "none" and spec.cutoff_option in ("k", "recall")
+    name = spec.name + (_cut(spec, 1) if cut else "")
+    out = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", **_tie_rule(spec))
+    out = out.sort("q")
     bad, good = out[name].to_list()
     assert good != bad, name
     assert spec.higher_is_better == (good > bad), name
@@ -296,8 +312,9 @@ def test_direction(column: str, expected: str | None) -> None:
 
 def test_direction_of_every_trec_label() -> None:
     """Every label lp.trec.evaluate writes has a direction, except the counts."""
-    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret"}
-    for measure in lp.trec.parse_measures(["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5"]):
+    counts = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+    written = ["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5", "utility.2,-1,0,0"]
+    for measure in lp.trec.parse_measures([*written, "11pt_avg..25,.5,.75", "set_F.0.5"]):
         expected = None if measure.kind in counts else "higher"
         assert direction(measure.label) == expected, measure.label
 
@@ -351,8 +368,10 @@ def test_values_lie_in_the_range(spec: MetricSpec) -> None:
         # one true class per group, as top-k accuracy needs
         frame = frame.with_columns(t=(pl.int_range(pl.len()).over("q") == 0).cast(pl.Int64))
     cut = spec.cutoff != "none"
-    name = spec.name + ("@3" if cut else "")
-    column = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False)[name]
+    name = spec.name + (_cut(spec, 3) if cut else "")
+    column = lp.evaluate(
+        frame, [name], by="q", y_true="t", y_score="s", strict=False, **_tie_rule(spec)
+    )[name]
     values = column.drop_nulls().to_list()
     assert values, name
     outside = [v for v in values if v not in spec.value_range]
@@ -482,6 +501,17 @@ def test_trec_measure_is_written_as_its_entry_says(measure: TrecMeasure) -> None
     elif measure.params == "gains":
         (m,) = lp.trec.parse_measures(f"{name}.1=3,2=9")
         assert (m.label, m.gains) == (f"{name}_1=3,2=9", ((1, 3.0), (2, 9.0)))
+    elif measure.params == "levels":  # recall levels, multiples of R: one row each
+        assert [m.values for m in bare] == [(v,) for v in measure.default_values]
+        assert [(m.label, m.values) for m in lp.trec.parse_measures(f"{name}..5,0.25")] == [
+            (f"{name}_0.25", (0.25,)),
+            (f"{name}_0.50", (0.5,)),
+        ]
+    elif measure.params == "values":  # one row, the values as written in its name
+        assert [(m.label, m.values) for m in bare] == [(name, measure.default_values)]
+        given = ".25,.5" if measure.increasing else ",".join(["0.5"] * (measure.n_values or 2))
+        (m,) = lp.trec.parse_measures(f"{name}.{given}")
+        assert (m.label, m.values) == (f"{name}_{given}", tuple(float(v) for v in given.split(",")))
     else:
         assert [(m.label, m.k) for m in bare] == [(name, None)]
         with pytest.raises(ValueError, match=f"{name} takes no parameters"):

@@ -587,6 +587,7 @@ def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> No
     run = lp.trec.read_run(TREC / "results.test").select("qid", "docno", "score").collect()
     measures = ["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank"]
     measures += ["P.5,10", "ndcg_cut.10", "ndcg", "ndcg@10", "success.1"]
+    measures += ["bpref", "infAP", "iprec_at_recall..5", "num_nonrel_judged_ret", "set_F"]
     got = lps.trec_evaluate(
         spark.createDataFrame(qrels.to_arrow()),
         spark.createDataFrame(run.to_arrow()).repartition(3),
@@ -612,6 +613,18 @@ def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> No
     ).toArrow()
     assert mean_only.num_rows == 1
     assert mean_only.column("map")[0].as_py() == got_frame["map"][-1]
+
+
+@needs_spark
+def test_trec_evaluate_refuses_the_geometric_means(spark: Any) -> None:
+    qrels = spark.createDataFrame(
+        pl.DataFrame({"qid": ["q"], "docno": ["d"], "rel": [1]}).to_arrow()
+    )
+    run = spark.createDataFrame(
+        pl.DataFrame({"qid": ["q"], "docno": ["d"], "score": [1.0]}).to_arrow()
+    )
+    with pytest.raises(ValueError, match=r"\['gm_map'\]: trec_eval's geometric means"):
+        lps.trec_evaluate(qrels, run, ["map", "gm_map"])
 
 
 @needs_spark
@@ -645,3 +658,38 @@ def test_evaluate_old_name_doc_id_warns(spark: Any) -> None:
         # the old name is no longer in the signature: @renamed maps it to `item`
         old = lps.evaluate(sdf, ["P.5", "map@10"], doc_id="docno", **kwargs)  # type: ignore[call-arg]
     assert _collect(old, ["query"]).equals(new)
+
+
+@needs_spark
+def test_evaluate_trec_eval_s_judged_run_measures(spark: Any) -> None:
+    """bpref, infAP and interpolated precision on Spark: lp.evaluate's numbers, per query."""
+    qrels = lp.trec.read_qrels(TREC / "qrels.test").select("qid", "docno", "rel").collect()
+    run = lp.trec.read_run(TREC / "results.test").select("qid", "docno", "score").collect()
+    per_query = qrels.group_by("qid").agg(
+        n_rel=(pl.col("rel") >= 1).sum().cast(pl.Int64),
+        judged=pl.col("rel").filter(pl.col("rel") >= 0),
+    )
+    rel = pl.col("rel")
+    frame = (
+        run.join(qrels, on=["qid", "docno"], how="left")
+        .with_columns(
+            pl.when(rel.is_null()).then(-1).when(rel < 0).then(-2).otherwise(rel).alias("rel")
+        )
+        .join(per_query, on="qid")
+    )
+    names = ["bpref", "infAP", "iprec_at_recall@0.5"]
+    options: dict[str, Any] = {
+        "by": "qid",
+        "y_true": "rel",
+        "y_score": "score",
+        "ties": "trec_eval",
+        "item": "docno",
+        "n_relevant": "n_rel",
+        "judged": "judged",
+    }
+    got = pl.from_arrow(
+        lps.evaluate(spark.createDataFrame(frame.to_arrow()), names, **options).toArrow()
+    )
+    assert isinstance(got, pl.DataFrame)
+    expected = lp.evaluate(frame, names, **options)
+    assert got.sort("qid").equals(expected.sort("qid"))

@@ -264,23 +264,26 @@ def test_aliases_keep_their_names() -> None:
 
 def test_parse_measures_defaults_and_errors() -> None:
     labels = [m.label for m in trec.parse_measures(["official"])]
-    assert labels[:7] == [
+    assert labels[:9] == [
         "num_q",
         "num_ret",
         "num_rel",
         "num_rel_ret",
         "map",
+        "gm_map",
         "Rprec",
+        "bpref",
         "recip_rank",
     ]
-    assert labels[7:] == [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert labels[9:20] == [f"iprec_at_recall_{i / 10:3.2f}" for i in range(11)]
+    assert labels[20:] == [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
     assert [m.label for m in trec.parse_measures("success")] == [
         "success_1",
         "success_5",
         "success_10",
     ]
-    with pytest.raises(ValueError, match="unknown measure 'bpref'"):
-        trec.parse_measures(["bpref"])
+    with pytest.raises(ValueError, match="unknown measure 'relstring'"):
+        trec.parse_measures(["relstring"])
     with pytest.raises(ValueError, match="cutoff '0' is not a number >= 1"):
         trec.parse_measures(["P.0"])
     with pytest.raises(ValueError, match="a cutoff is given twice"):
@@ -328,9 +331,10 @@ def test_cli_formats_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert rows[-1]["qid"] == "all"
     assert round(rows[-1]["value"], 4) == 0.1785
     assert (
-        cli_run(["trec", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "bpref"]) == 2
+        cli_run(["trec", str(DATA / "qrels.test"), str(DATA / "results.test"), "-m", "relstring"])
+        == 2
     )
-    assert "lodestar-polars trec: error: unknown measure 'bpref'" in capsys.readouterr().err
+    assert "lodestar-polars trec: error: unknown measure 'relstring'" in capsys.readouterr().err
     bad = _write(tmp_path, "run.txt", "301 Q0 a\n")
     assert cli_run(["trec", str(DATA / "qrels.test"), str(bad)]) == 2
     assert f"{bad}:1: malformed run line" in capsys.readouterr().err

@@ -325,7 +325,8 @@ class Judged:
     """A ranked run joined with its judgments, query after query (see module docstring)."""
 
     relevance: np.ndarray
-    """Judged relevance of each ranked row (int64); -1 for a row not judged (or judged < 0)."""
+    """Judged relevance of each ranked row (int64); -1 for a row not in the qrels, -2 for
+    one judged below 0 (trec_eval's "in the pool, unjudged": only infAP reads the difference)."""
     length: np.ndarray
     """Ranked rows of each query (int64, may be 0)."""
     n_relevant: np.ndarray

@@ -101,8 +101,14 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
     if found is None:
         raise InvalidParameterError(unknown_metric_message(text))
     spec = found.spec
-    options = spec.options(found.k)
+    options = spec.options(found.k if found.level is None else found.level)
     extra: dict[str, Any] = {}
+    if roles.ties == "average" and not spec.averaged_ties:
+        msg = (
+            f"metric {text!r}: {spec.name} has no closed form for ties averaged over their "
+            "orderings; evaluate it with ties='trec_eval' (and item=) or ties='input'"
+        )
+        raise InvalidParameterError(msg)
     if roles.ties != "average":
         if not spec.ties:
             takes = [s.name for s in REGISTRY if s.ties]
@@ -726,12 +732,14 @@ def evaluate(
         old name warns until 0.3.0).
     n_relevant : str or polars.Expr, default=None
         Per group, the judged relevant documents, retrieved or not: the
-        denominator of ``recall``, ``r_precision`` and
-        ``average_precision_at_k``, as in trec_eval.
+        denominator of ``recall``, ``r_precision``,
+        ``average_precision_at_k``, ``bpref``, ``inferred_average_precision``
+        and ``interpolated_precision``, as in trec_eval.
     judged : str or polars.Expr, default=None
         A list column, per group the relevance of every judged document,
         retrieved or not: the ideal DCG of ``ndcg`` (and ``ndcg_burges``), as
-        in trec_eval and ir_measures.
+        in trec_eval and ir_measures, and the judged irrelevant count of
+        ``bpref`` (its relevances equal to 0).
     strict : bool, default=True
         Raise :class:`RefusedGroupError` naming the groups a metric cannot
         score (and why, in scikit-learn's sentence where it has one).  With

@@ -55,6 +55,7 @@ import polars as pl
 from lodestar_polars._base.arrow import from_arrow
 from lodestar_polars._base.validation import check_bool
 from lodestar_polars._core.ir import Judged
+from lodestar_polars._core.trec_more import gmean
 from lodestar_polars._registry import (
     TREC_MEASURES,
     TrecMeasure,
@@ -464,6 +465,8 @@ class Measure:
     k: int | None
     gains: tuple[tuple[int, float], ...] | None
     label: str
+    values: tuple[float, ...] = ()
+    """The numbers of ``params="levels"`` (one level) and ``params="values"`` measures."""
 
     @property
     def kind(self) -> str:
@@ -471,9 +474,18 @@ class Measure:
         return self.measure.name
 
     @property
-    def order(self) -> tuple[int, int]:
+    def order(self) -> tuple[int, float]:
         """Sort key: trec_eval's print order, then the cutoff."""
-        return self.measure.order, self.k or 0
+        return self.measure.order, self.k or (self.values[0] if self.values else 0)
+
+    @property
+    def param(self) -> Any:
+        """What the core takes after the data: the cutoff, the level, or the values."""
+        if self.measure.params == "levels":
+            return self.values[0]
+        if self.measure.params == "values":
+            return self.values
+        return self.k
 
 
 def _check_positive_int(value: object, name: str) -> int:
@@ -523,6 +535,42 @@ def _gains(text: str, measure: str) -> tuple[tuple[int, float], ...]:
     return tuple(pairs)
 
 
+def _numbers(text: str, measure: str) -> list[float]:
+    """trec_eval's comma-separated numbers (``.10,.20``), each a finite decimal."""
+    out = []
+    for part in text.split(","):
+        if not re.fullmatch(r"\s*-?([0-9]+\.?[0-9]*|\.[0-9]+)\s*", part):
+            msg = f"measure {measure!r}: parameter {part!r} is not a number written in digits"
+            raise ValueError(msg)
+        out.append(float(part))
+    return out
+
+
+def _numbered(measure: TrecMeasure, params: str, text: str) -> list[Measure]:
+    """A measure with numeric parameters: recall levels or multiples of R, or values."""
+    base = measure.name
+    if measure.params == "levels":
+        levels = sorted(_numbers(params, text)) if params else list(measure.default_values)
+        if len(set(levels)) != len(levels):
+            msg = f"measure {text!r}: a level is given twice"
+            raise ValueError(msg)
+        return [Measure(measure, None, None, f"{base}_{v:3.2f}", (v,)) for v in levels]
+    values = tuple(_numbers(params, text)) if params else measure.default_values
+    if measure.n_values is not None and len(values) != measure.n_values:
+        msg = (
+            f"measure {text!r}: {base} takes {measure.n_values} "
+            f"value{'s' if measure.n_values > 1 else ''}, got {len(values)}"
+        )
+        raise ValueError(msg)
+    if measure.increasing and list(values) != sorted(set(values)):
+        msg = (
+            f"measure {text!r}: {base}'s levels must increase (trec_eval walks them in the "
+            "order written)"
+        )
+        raise ValueError(msg)
+    return [Measure(measure, None, None, f"{base}_{params}" if params else base, values)]
+
+
 def _parse_one(text: str) -> list[Measure]:
     if text in ("official", "all_trec"):
         # trec_eval's sets, as the registry flags them (of the measures offered here)
@@ -541,6 +589,8 @@ def _parse_one(text: str) -> list[Measure]:
             gains = _gains(params, text) if params else None
             label = f"{base}_{params}" if params else base
             return [Measure(measure, None, gains, label)]
+        if measure.params in ("levels", "values"):
+            return _numbered(measure, params, text)
         if measure.params == "none":
             if params:
                 msg = f"measure {text!r}: {base} takes no parameters"
@@ -557,7 +607,8 @@ def _parse_one(text: str) -> list[Measure]:
             raise ValueError(msg)
         measure = found.spec.trec_measure(cut=found.k is not None)
         if measure is not None:
-            return [Measure(measure, found.k, None, text)]
+            values = () if found.level is None else (found.level,)
+            return [Measure(measure, found.k, None, text, values)]
         trec_names = [m.name for m in found.spec.trec_eval]
         msg = (
             f"measure {text!r}: {found.spec.name} (lp.{found.spec.expression.__name__}) is not "
@@ -586,7 +637,7 @@ def _computed(m: Measure, data: Judged) -> np.ndarray:
     """The measure's values per query, by the core its registry entry carries."""
     core = m.measure.core
     assert core is not None  # parse_measures gives the offered measures only
-    return core(data, m.k, m.gains)
+    return core(data, m.param, m.gains)
 
 
 def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
@@ -764,7 +815,17 @@ def _prepare(
         run_df.lazy()
         .join(queries.lazy(), on="qid", how="semi")
         .join(qrels_df.lazy().select("qid", "docno", "rel"), on=["qid", "docno"], how="left")
-        .with_columns(score.alias("score") + 0.0, pl.col("rel").fill_null(-1).clip(lower_bound=-1))
+        .with_columns(
+            score.alias("score") + 0.0,
+            # trec_eval's RELVALUE_NONPOOL (-1, not in the qrels) and RELVALUE_UNJUDGED
+            # (-2, judged below 0: in the pool, unjudged), which infAP tells apart
+            pl.when(pl.col("rel").is_null())
+            .then(-1)
+            .when(pl.col("rel") < 0)
+            .then(-2)
+            .otherwise(pl.col("rel"))
+            .alias("rel"),
+        )
         .sort(["qid", "score", "docno"], descending=[False, True, True])
     )
     if max_docs is not None:
@@ -852,13 +913,20 @@ def evaluate(
         A run file (read with :func:`read_run`), or a frame with columns
         ``qid``, ``docno`` and ``score``, of the same kinds.
     measures : str or list of str, default="official"
-        trec_eval measure names: ``num_q``, ``num_ret``, ``num_rel``,
-        ``num_rel_ret``, ``map``, ``Rprec``, ``recip_rank``, ``ndcg`` and the
-        cutoff measures ``P``, ``recall``, ``ndcg_cut``, ``map_cut``,
-        ``success`` (``"P"`` is trec_eval's default cutoffs, ``"P.5,10"`` or
-        ``"P_5"`` chosen ones); ``"ndcg.1=3,2=9"`` gives relevance levels
-        their own gains; ``"official"`` is trec_eval's default set (of what is
-        offered here) and ``"all_trec"`` every measure offered.  ranx and
+        trec_eval measure names: every measure of trec_eval's ``all_trec``
+        but ``relstring``, ``rbp``, ``rbp_resid`` and ``unj`` (``num_q``,
+        ``map``, ``gm_map``, ``Rprec``, ``bpref``, ``recip_rank``,
+        ``infAP``, ``G``, ``set_F``, ``utility``, ``num_nonrel_judged_ret``,
+        ...: :data:`MEASURES`), and the cutoff measures ``P``, ``recall``,
+        ``ndcg_cut``, ``map_cut``, ``relative_P``, ``success`` (``"P"`` is
+        trec_eval's default cutoffs, ``"P.5,10"`` or ``"P_5"`` chosen ones);
+        ``"iprec_at_recall..25,.5"`` and ``"Rprec_mult.0.2,2"`` take levels,
+        ``"utility.2,-1,0,0"``, ``"set_F.0.5"`` and ``"11pt_avg..25,.5"``
+        values, ``"ndcg.1=3,2=9"`` (and ``G``, ``ndcg_rel``, ``Rndcg``)
+        gains per relevance level; ``"official"`` is trec_eval's default set
+        and ``"all_trec"`` every measure offered.  ``gm_map`` and ``gm_bpref``
+        have no per-query row; their ``all`` is trec_eval's geometric mean
+        (each value floored at 1e-5).  ranx and
         ir_measures names are read too (``"ndcg@10"``, ``"map@100"``,
         ``"AP@100"``, ``"mrr@10"``, ``"RR@10"``, ``"P@10"``,
         ``"precision@10"``, ``"recall@100"``, ``"R@100"``, ``"hit_rate@10"``,
@@ -997,10 +1065,7 @@ def evaluate(
     values = np.array([_computed(m, data) for m in parsed], dtype=np.float64).reshape(
         len(parsed), len(queries)
     )
-    summary = [
-        float(column.sum()) if m.measure.is_count else float(column.mean())
-        for m, column in zip(parsed, values, strict=True)
-    ]
+    summary = [_aggregated(m.measure, column) for m, column in zip(parsed, values, strict=True)]
     labels = [m.label for m in parsed]
     per_q = [i for i, m in enumerate(parsed) if m.measure.per_query]
     if wide:
@@ -1029,6 +1094,15 @@ def evaluate(
         schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64},
     )
     return pl.concat([q_rows, all_rows])
+
+
+def _aggregated(measure: TrecMeasure, values: np.ndarray) -> float:
+    """The ``all`` row: the sum of a count, trec_eval's geometric mean (``gm_*``), or the mean."""
+    if measure.is_count:
+        return float(values.sum())
+    if measure.aggregate == "gmean":
+        return gmean(values)
+    return float(values.mean())
 
 
 def _check_level(level: object) -> int:

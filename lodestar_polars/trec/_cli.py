@@ -28,7 +28,8 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Score a TREC run against its judgments as trec_eval 10.0 does. "
             f"Measures: {', '.join(MEASURES)}; 'official' (the default) and 'all_trec'; "
-            "cutoffs as P.5,10; ndcg gains as ndcg.1=3,2=9; ranx / ir_measures names "
+            "cutoffs as P.5,10; ndcg gains as ndcg.1=3,2=9; recall levels as "
+            "iprec_at_recall..25,.5; values as utility.2,-1,0,0; ranx / ir_measures names "
             "such as ndcg@10 are read too."
         ),
     )
@@ -128,8 +129,9 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
         per_query = {
             label: _score_run(args, path, names) for label, path in zip(labels, paths, strict=True)
         }
-        # counts (num_ret, num_rel, ...) are not compared; the means of the measures are
-        measures = [m.label for m in parsed if not m.measure.is_count]
+        # counts (num_ret, num_rel, ...) are not compared; the means of the measures are, and
+        # the geometric means (gm_map, gm_bpref: no per-query value, so no paired test) are not
+        measures = [m.label for m in parsed if not m.measure.is_count and m.measure.per_query]
         if not measures:
             msg = "--compare: no measure to compare (the counts num_q, num_ret, ... are not)."
             raise ValueError(msg)
@@ -206,7 +208,7 @@ def run(argv: Sequence[str]) -> int:
     except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
         print(f"lodestar-polars trec: error: {exc}", file=sys.stderr)
         return 2
-    if not args.measures:  # after the work: an error stays the only line on stderr
+    if not args.measures and NOT_OFFERED:  # after the work: an error stays the only line
         print(
             "lodestar-polars trec: note: trec_eval's default set also prints "
             f"{', '.join(NOT_OFFERED)}, which are not offered here",
