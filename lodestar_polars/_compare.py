@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._core import bootstrap as _bootstrap
 from lodestar_polars._deprecation import renamed
 from lodestar_polars._evaluate import Progress
 from lodestar_polars._progress import ProgressBar, check_progress, progress_callback
@@ -49,7 +50,7 @@ _RUN = "__lp_run__"
 #: The Fisher test enumerates every sign pattern up to this many queries (2**20 patterns).
 EXACT_MAX = 20
 #: Elements of one block of resamples (a float64 matrix of 128 MiB at most).
-_BLOCK = 1 << 24
+_BLOCK = _bootstrap.BLOCK
 #: Null values within this many ulps of the data's magnitude of the observed one are ties.
 TIE_ULPS = 256.0
 _EPS = float(np.finfo(np.float64).eps)
@@ -194,9 +195,8 @@ def fisher_monte_carlo(d: Array, flips: Iterable[Array], magnitude: Array | None
 def _random_indices(
     n: int, n_resamples: int, rng: np.random.Generator
 ) -> Iterator[npt.NDArray[np.int64]]:
-    rows = max(1, _BLOCK // n)
-    for start in range(0, n_resamples, rows):
-        yield rng.integers(0, n, (min(rows, n_resamples - start), n))
+    """The bootstrap's draws, blocks of :data:`_BLOCK` at most (the shared kernel's)."""
+    return _bootstrap.draw_indices(n, n_resamples, rng, _bootstrap.block_rows(n, _BLOCK))
 
 
 def _ticking(
@@ -234,12 +234,7 @@ def bootstrap(
     far.
     """
     n = d.shape[0]
-    means = []
-    for block in indices:
-        m = block.shape[0]
-        flat = (block + (np.arange(m) * n)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=m * n).reshape(m, n).astype(np.float64)
-        means.append(counts @ d / n)
+    means = [_bootstrap.counts_of(block, n) @ d / n for block in indices]
     boot = np.concatenate(means)
     observed = d.mean(axis=0)
     low, high = np.quantile(boot, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
