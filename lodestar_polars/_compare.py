@@ -38,10 +38,12 @@ from lodestar_polars._evaluate import Progress
 from lodestar_polars._progress import ProgressBar, check_progress, progress_callback
 from lodestar_polars._registry import Direction, direction
 from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars._tukey import tukey_hsd
 from lodestar_polars._validation import check_columns, check_int, check_open_interval, names_of
+from lodestar_polars._wilcoxon import wilcoxon
 from lodestar_polars.exceptions import InvalidParameterError
 
-Test = Literal["student", "fisher", "bootstrap"]
+Test = Literal["student", "fisher", "bootstrap", "wilcoxon", "tukey"]
 Correction = Literal["holm", "bonferroni"]
 Missing = Literal["raise", "intersect"]
 Frame = pl.DataFrame | pl.LazyFrame
@@ -55,7 +57,7 @@ _BLOCK = _bootstrap.BLOCK
 TIE_ULPS = 256.0
 _EPS = float(np.finfo(np.float64).eps)
 
-_TESTS = ("bootstrap", "fisher", "student")
+_TESTS = ("bootstrap", "fisher", "student", "tukey", "wilcoxon")
 _CORRECTIONS = ("bonferroni", "holm", None)
 _MISSING = ("intersect", "raise")
 _SUPERSCRIPT = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
@@ -764,8 +766,27 @@ class Comparison:
             rows.append(cells)
         return metrics, rows
 
+    def _win_tie_loss(self) -> tuple[list[str], list[tuple[str, list[str]]]]:
+        """Each other run's wins/ties/losses against the baseline, per metric, as cells.
+
+        ``W/T/L``: the queries where the run is better than the baseline, equal, worse,
+        in the metric's direction; ``–/T/–`` where the direction is unknown.
+        """
+        metrics = self.table["metric"].unique(maintain_order=True).to_list()
+        runs = [r for r in self.table["run"].unique(maintain_order=True) if r != self.baseline]
+        against = self.pairs.filter(pl.col("other") == self.baseline)
+        cell = {
+            (r, m): f"{'–' if w is None else w}/{t}/{'–' if lo is None else lo}"
+            for r, m, w, t, lo in against.select(
+                "run", "metric", "wins", "ties", "losses"
+            ).iter_rows()
+        }
+        return metrics, [(r, [cell[(r, m)] for m in metrics]) for r in runs]
+
     def _legend(self) -> str:
         corr = "no correction" if self.correction is None else f"{self.correction} correction"
+        if self.test == "tukey":
+            corr = "family-wise by Tukey's studentized range"
         return (
             f"Superscripts: significantly better than the runs with those letters "
             f"({self.test} test, two-sided, alpha={self.alpha}, {corr} over the pairs of runs "
@@ -784,16 +805,31 @@ class Comparison:
             "(name it in compare's higher_is_better= or lower_is_better=)."
         )
 
-    def to_markdown(self, *, digits: int = 4) -> str:
+    def to_markdown(self, *, digits: int = 4, win_tie_loss: bool = True) -> str:
         """The means as a Markdown table, ranx-style superscripts marking significance.
 
-        Each cell carries the letters of the runs it is significantly better than.
+        Each cell carries the letters of the runs it is significantly better than. With
+        ``win_tie_loss`` (the default), a second table gives each other run's wins, ties
+        and losses against the baseline over the queries, in each metric's direction.
         """
         metrics, rows = self._cells(digits, lambda s: "".join(_SUPERSCRIPT[c] for c in s))
         lines = [
             "| # | run | " + " | ".join(metrics) + " |",
             "|---|---|" + "---:|" * len(metrics),
             *("| " + " | ".join(r) + " |" for r in rows),
+        ]
+        if win_tie_loss:
+            _, counted = self._win_tie_loss()
+            lines += [
+                "",
+                f"Wins/ties/losses against {self.baseline} (queries where the run is better, "
+                "equal, worse in the metric's direction):",
+                "",
+                "| run | " + " | ".join(metrics) + " |",
+                "|---|" + "---:|" * len(metrics),
+                *("| " + " | ".join([r, *cells]) + " |" for r, cells in counted),
+            ]
+        lines += [
             "",
             self._legend(),
         ]
@@ -805,6 +841,10 @@ class Comparison:
         """The LaTeX caption: the test, the correction, alpha, what the marks mean."""
         if self.test == "student":
             test = "Paired t-test"
+        elif self.test == "wilcoxon":
+            test = "Wilcoxon signed-rank test"
+        elif self.test == "tukey":
+            test = "Tukey's HSD test"
         elif self.test == "fisher":
             test = "Fisher's randomization (sign-flip) test, " + (
                 f"exact over all $2^{{{self.n_queries}}}$ sign patterns"
@@ -818,6 +858,8 @@ class Comparison:
             if self.correction is None
             else f"{self.correction.capitalize()}-corrected over the pairs of runs per metric"
         )
+        if self.test == "tukey":
+            corr = "family-wise over the pairs of runs per metric (the studentized range)"
         return (
             rf"{test}, two-sided, {corr}, $\alpha = {self.alpha}$; {self.n_queries} queries. "
             "Superscripts mark runs significantly better than the run of that letter; the "
@@ -825,7 +867,12 @@ class Comparison:
         )
 
     def to_latex(
-        self, *, digits: int = 4, caption: bool | str = True, label: str | None = None
+        self,
+        *,
+        digits: int = 4,
+        caption: bool | str = True,
+        label: str | None = None,
+        win_tie_loss: bool = True,
     ) -> str:
         r"""The means as a LaTeX table (booktabs), superscripts as ``$^{ab}$``, best in bold.
 
@@ -844,6 +891,10 @@ class Comparison:
             LaTeX; False: the bare ``tabular``.
         label : str, default=None
             A ``\label`` for the table float.
+        win_tie_loss : bool, default=True
+            Rows under the means (after a ``\midrule``): each other run's wins, ties and
+            losses against the baseline over the queries, ``W/T/L`` in each metric's
+            direction (``–/T/–`` where it is unknown).
         """
 
         def esc(s: str) -> str:
@@ -867,8 +918,15 @@ class Comparison:
             r"\# & Run & " + " & ".join(esc(m) for m in metrics) + r" \\",
             r"\midrule",
             *(" & ".join([r[0], esc(r[1]), *r[2:]]) + r" \\" for r in rows),
-            r"\bottomrule",
         ]
+        if win_tie_loss:
+            _, counted = self._win_tie_loss()
+            lines.append(r"\midrule")
+            lines += [
+                " & ".join(["", rf"{esc(r)}: W/T/L vs.\ {esc(self.baseline)}", *cells]) + r" \\"
+                for r, cells in counted
+            ]
+        lines.append(r"\bottomrule")
         if note := self._undirected():
             width = 2 + len(metrics)
             lines.append(rf"\multicolumn{{{width}}}{{l}}{{\footnotesize {esc(note)}}} \\")
@@ -1083,8 +1141,11 @@ def compare(
         if isinstance(tick, ProgressBar):
             tick.close()
     means = values.mean(axis=2)[order]  # (runs, metrics)
-    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), correction, alpha)
-    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, correction, alpha, directions)
+    # Tukey's p-values are family-wise over the pairs already: no correction on top.
+    applied = None if test == "tukey" else correction
+    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), applied, alpha)
+    counts = win_tie_loss(values, order, pairs)
+    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, applied, alpha, directions, counts)
     n = values.shape[2]
     resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
     return Comparison(
@@ -1092,7 +1153,7 @@ def compare(
         pair_frame,
         baseline,
         test,
-        correction,
+        applied,
         float(alpha),
         n,
         directions,
@@ -1166,15 +1227,21 @@ def _run_tests(
     # ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at 1e5 queries that
     # put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off. Student's test
     # needs each column's mean and spread only: one pair's block at a time, in cache.
-    d_rows = np.empty((len(pairs) * n_metrics if test != "student" else n_metrics, n))
+    every = test in ("fisher", "bootstrap", "wilcoxon")  # the tests that need each d_i
+    d_rows = np.empty((len(pairs) * n_metrics if every else n_metrics, n))
     mean_d, se_d = np.empty(len(pairs) * n_metrics), np.empty(len(pairs) * n_metrics)
     for at, (i, j) in enumerate(pairs):
         cols = slice(at * n_metrics, (at + 1) * n_metrics)
-        block = d_rows[cols] if test != "student" else d_rows
+        block = d_rows[cols] if every else d_rows
         np.subtract(values[order[i]], values[order[j]], out=block)
         mean_d[cols], se_d[cols] = _mean_se(block.T)
     p, low, high = _student_test(mean_d, se_d, n, alpha)
-    if test != "student":
+    if test == "wilcoxon":
+        p = wilcoxon(d_rows.T)
+    elif test == "tukey":
+        _, p2, low2, high2 = tukey_hsd(values[order], pairs, alpha)
+        p, low, high = p2.reshape(-1), low2.reshape(-1), high2.reshape(-1)
+    elif every:
         d = d_rows.T
         # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
         # the scale of the rounding in d, and so of the resampling tests' tie tolerance
@@ -1193,6 +1260,24 @@ def _run_tests(
             p, low, high = bootstrap(d, draws, alpha, magnitude)
     shape = (len(pairs), n_metrics)
     return mean_d.reshape(shape), p.reshape(shape), low.reshape(shape), high.reshape(shape)
+
+
+def win_tie_loss(
+    values: Array, order: list[int], pairs: list[tuple[int, int]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Per pair ``(i, j)`` of ``order``'s runs and metric: queries where i is above, equal, below.
+
+    Exact comparisons of the values (``run_i == other_i``, not within a tolerance);
+    each result is (pairs, metrics).
+    """
+    above, equal, below = [], [], []
+    for i, j in pairs:
+        a, b = values[order[i]], values[order[j]]
+        above.append(np.count_nonzero(a > b, axis=1))
+        equal.append(np.count_nonzero(a == b, axis=1))
+        below.append(np.count_nonzero(a < b, axis=1))
+    shape = (len(pairs), values.shape[1])
+    return tuple(np.array(x, dtype=np.int64).reshape(shape) for x in (above, equal, below))  # type: ignore[return-value]
 
 
 def _baseline_table(
@@ -1256,13 +1341,20 @@ def _pair_table(
     correction: Correction | None,
     alpha: float,
     directions: Mapping[str, Direction | None],
+    counts: tuple[npt.NDArray[np.int64], ...],
 ) -> pl.DataFrame:
-    """``Comparison.pairs``: every ordered pair of runs, per metric, corrected over pairs."""
+    """``Comparison.pairs``: every ordered pair of runs, per metric, corrected over pairs.
+
+    With each pair's wins, ties and losses over the queries in the metric's direction
+    (wins and losses null where the direction is unknown).
+    """
     n_metrics = len(names)
     adjusted_all = np.stack([adjust(p[:, m], correction) for m in range(n_metrics)], axis=1)
-    pair_rows: list[tuple[str, str, str, float, float, float, bool | None]] = []
+    pair_rows: list[tuple[object, ...]] = []
+    above, equal, below = counts
     for idx, (i, j) in enumerate(pairs):
         for m in range(n_metrics):
+            up, tie, down = int(above[idx, m]), int(equal[idx, m]), int(below[idx, m])
             delta = float(mean_diff[idx, m])
             sig = bool(adjusted_all[idx, m] <= alpha)
             way = directions[names[m]]
@@ -1272,8 +1364,16 @@ def _pair_table(
             if way is not None:
                 gain = delta if way == "higher" else -delta  # i's gain over j
                 i_better, j_better = sig and gain > 0, sig and gain < 0
-            pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, i_better))
-            pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, j_better))
+            i_wins: int | None = None
+            i_losses: int | None = None
+            if way is not None:
+                i_wins, i_losses = (up, down) if way == "higher" else (down, up)
+            pair_rows.append(
+                (runs[i], runs[j], names[m], delta, pv, pa, i_better, i_wins, tie, i_losses)
+            )
+            pair_rows.append(
+                (runs[j], runs[i], names[m], -delta, pv, pa, j_better, i_losses, tie, i_wins)
+            )
     return pl.DataFrame(
         pair_rows,
         schema={
@@ -1284,6 +1384,9 @@ def _pair_table(
             "p_value": pl.Float64,
             "p_adjusted": pl.Float64,
             "better": pl.Boolean,
+            "wins": pl.Int64,
+            "ties": pl.Int64,
+            "losses": pl.Int64,
         },
         orient="row",
     )
