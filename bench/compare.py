@@ -77,8 +77,10 @@ def _wilcoxon_rows(
     run_lp: Callable[..., Any],
     rows: list[tuple[str, float, str]],
 ) -> None:
-    """Wilcoxon: lp.compare against scipy's wilcoxon over every pair (ranx has none), and
-    against ranx's own fastest test (Student's) on the same arrays; the p-values checked."""
+    """Wilcoxon: lp.compare against scipy's wilcoxon over every pair (ranx has none).
+
+    And against ranx's own fastest test (Student's) on the same arrays; the p-values checked.
+    """
     from scipy.stats import wilcoxon
 
     reps = max(1, min(args.reps, 5))

@@ -1,6 +1,6 @@
 """``lp.compare``: paired significance tests between runs over their per-query values.
 
-Three tests, each vectorised over every (pair of runs, metric) at once and, for the
+Five tests, each vectorised over every (pair of runs, metric) at once and, for the
 resampling tests, over blocks of resamples (no Python loop per resample):
 
 - ``"student"``: the paired t-test, ``scipy.stats.ttest_rel``, with its t interval. The t
@@ -12,7 +12,15 @@ resampling tests, over blocks of resamples (no Python loop per resample):
 - ``"bootstrap"``: the paired bootstrap of the mean difference; the interval is the
   percentile interval of ``scipy.stats.bootstrap(..., method="percentile")`` and the
   p-value the share of the bootstrap means, centred on the observed mean, at least as
-  far from 0 as the observed mean (Efron and Tibshirani's shifted test).
+  far from 0 as the observed mean (Efron and Tibshirani's shifted test). Its draws and
+  count matrices are :mod:`lodestar_polars._core.bootstrap`, shared with the report.
+- ``"wilcoxon"``: Wilcoxon's signed-rank test, ``scipy.stats.wilcoxon`` with its defaults
+  (:mod:`lodestar_polars._wilcoxon`); its interval is Student's.
+- ``"tukey"``: Tukey's HSD over all the runs of a metric, ``scipy.stats.tukey_hsd`` as
+  ranx calls it (:mod:`lodestar_polars._tukey`): family-wise already, so no correction on
+  top; its interval is ``tukey_hsd``'s.
+
+Each pair also counts its wins, ties and losses over the queries (:func:`win_tie_loss`).
 
 A resampled mean within :func:`tolerance` of the observed one ties with it (scaled to the
 values, not to the differences: scipy's tolerance misses such ties). Which run is better
@@ -686,8 +694,10 @@ class Comparison:
     pairs : polars.DataFrame
         Every ordered pair of runs: ``run``, ``other``, ``metric``, ``difference``,
         ``p_value``, ``p_adjusted``, ``better`` (``run`` significantly better than ``other``;
-        null for a metric whose direction is unknown). The source of the report's
-        superscripts.
+        null for a metric whose direction is unknown), ``wins``, ``ties``, ``losses`` (the
+        queries where ``run`` is better than ``other``, equal, worse, in the metric's
+        direction; wins and losses null where it is unknown). The source of the report's
+        superscripts and its wins/ties/losses table.
     baseline, test, correction, alpha, n_queries
         The options the comparison ran with and the number of queries compared.
     directions : mapping of str to "higher", "lower" or None
@@ -1003,9 +1013,12 @@ def compare(
     metrics : str or sequence of str, default=None
         The metric columns (measures) to compare; by default every numeric column that is
         not a query or run column.
-    test : {"student", "fisher", "bootstrap"}, default="student"
+    test : {"student", "fisher", "bootstrap", "wilcoxon", "tukey"}, default="student"
         Paired t-test; randomization (sign-flip) test, exact up to 20 queries; paired
-        bootstrap.
+        bootstrap; Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``'s defaults);
+        Tukey's HSD over all the runs (ranx's ``"tukey"``, ``scipy.stats.tukey_hsd``:
+        the runs as unpaired groups, family-wise over the pairs, so ``correction`` is not
+        applied on top and ``Comparison.correction`` is None).
     correction : {"holm", "bonferroni"} or None, default="holm"
         Family-wise correction, per metric, over the comparisons with the baseline (for
         ``table``) and over all pairs of runs (for ``pairs`` and the report).
@@ -1044,8 +1057,8 @@ def compare(
         nothing anywhere else.  A callable is called with a
         :class:`lodestar_polars.Progress` after each block of resamples instead
         (``rows_done``: the resamples drawn so far, ``groups_in_part``: 0).  ``None`` or
-        ``False``: nothing.  Student's and the exact Fisher test draw nothing and show
-        nothing.
+        ``False``: nothing.  Student's, the exact Fisher, Wilcoxon's and Tukey's tests draw
+        nothing and show nothing.
 
     Returns
     -------
@@ -1053,7 +1066,8 @@ def compare(
         ``.table``: a polars.DataFrame, one row per run and metric (the baseline's first),
         columns ``run`` (str), ``metric`` (str), ``mean``, ``difference`` (run minus
         baseline), ``ci_low``, ``ci_high``, ``p_value`` (f64; null on the baseline's rows)
-        and ``significant`` (bool, after correction); ``.pairs`` all pairs of runs;
+        and ``significant`` (bool, after correction); ``.pairs`` all pairs of runs, with
+        each pair's ``wins``, ``ties`` and ``losses`` over the queries;
         ``.to_markdown()`` and ``.to_latex()`` the report; ``print(result)`` prints the
         Markdown report.
 
@@ -1075,8 +1089,11 @@ def compare(
     ``fisher`` equals ``scipy.stats.permutation_test`` with ``permutation_type="samples"``
     and the mean difference as statistic (exact up to 20 queries, Monte Carlo beyond,
     ``(count + 1) / (n_resamples + 1)``), its interval Student's; ``bootstrap``'s interval
-    is ``scipy.stats.bootstrap``'s percentile interval on the same resamples. Two
-    identical runs get p = 1 (scipy: NaN).
+    is ``scipy.stats.bootstrap``'s percentile interval on the same resamples;
+    ``wilcoxon`` equals ``scipy.stats.wilcoxon(run, baseline)`` (exact up to 50 queries
+    without ties or zeros, every sign pattern up to 13 with them, else the normal
+    approximation), its interval Student's; ``tukey`` equals ``scipy.stats.tukey_hsd`` and
+    its ``confidence_interval``. Two identical runs get p = 1 (scipy: NaN).
 
     A resampled mean counts as tied with the observed one (as extreme) when the two
     differ by at most ``256 * eps * mean(|run_i| + |baseline_i|)``: the rounding of the

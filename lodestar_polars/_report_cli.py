@@ -172,10 +172,7 @@ def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
         key = f"ndcg@{args.k}" if gate.metric == _gates.PRIMARY else gate.metric
         if gate.flag == _gates.WORSE:
             if args.train is None:
-                msg = (
-                    f"{gate.text} needs the popularity floor to be worse than: pass --train "
-                    "FILE"
-                )
+                msg = f"{gate.text} needs the popularity floor to be worse than: pass --train FILE"
                 raise _gates.GateError(msg)
             if key not in micro:
                 msg = (
@@ -184,7 +181,9 @@ def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
                 )
                 raise _gates.GateError(msg)
         elif key not in keys:
-            msg = f"{gate.text}: the report has no metric {key!r} at -k {args.k} ({', '.join(keys)})"
+            msg = (
+                f"{gate.text}: the report has no metric {key!r} at -k {args.k} ({', '.join(keys)})"
+            )
             raise _gates.GateError(msg)
         _gates.way_of(gate, key)
         out.append((gate, key))
@@ -211,7 +210,7 @@ def _gate_failures(payload: Mapping[str, Any], rules: list[tuple[_gates.Gate, st
             continue
         unc = payload.get("uncertainty")
         floors = {} if unc is None else unc["baselines"]
-        if not floors:
+        if unc is None or not floors:
             out.append(f"{gate.text}: no interval to decide on (fewer than two bootstrap units)")
             continue
         for name, part in floors.items():

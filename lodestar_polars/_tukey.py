@@ -107,7 +107,7 @@ def _s_range(df: float) -> tuple[float, float]:
         top = peak if peak is not None else float(_log_chi_density(np.array([1e-300]), df)[0])
         return value < top - 44.0
 
-    def solve(lo: float, hi: float, rising: bool) -> float:
+    def solve(lo: float, hi: float, *, rising: bool) -> float:
         for _ in range(200):
             mid = 0.5 * (lo + hi)
             if below(mid) == rising:

@@ -105,7 +105,8 @@ def _exact(r_plus: Array, n: int) -> Array:
     above = below[-1] - np.concatenate(([0], below[:-1]))  # #(R >= k)
     k = np.rint(r_plus).astype(np.int64)
     both = 2 * np.minimum(below[k], above[k])
-    return np.minimum(both.astype(np.float64) / float(2**n), 1.0)
+    out: Array = np.minimum(both.astype(np.float64) / float(2**n), 1.0)
+    return out
 
 
 def _permutation(ranks: Array, r_plus: Array) -> Array:
@@ -116,7 +117,8 @@ def _permutation(ranks: Array, r_plus: Array) -> Array:
     gamma = np.abs(100.0 * _EPS * r_plus)  # scipy's tolerance; ranks are halves: exact
     less = np.count_nonzero(null <= r_plus + gamma, axis=0)
     greater = np.count_nonzero(null >= r_plus - gamma, axis=0)
-    return np.minimum(2.0 * np.minimum(less, greater) / 2**n, 1.0)
+    out: Array = np.minimum(2.0 * np.minimum(less, greater) / 2**n, 1.0)
+    return out
 
 
 def normal_two_sided(z: Array) -> Array:

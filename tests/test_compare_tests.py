@@ -43,8 +43,10 @@ def _regime(d: Array) -> str:
 
 
 def _sample(rng: np.random.Generator, case: int) -> Array:
-    """A sample of paired differences; ties and zeros at 11 to 13 become 10 (scipy's
-    permutation test takes ~1 s at n = 13: the boundary test has a few)."""
+    """A sample of paired differences; ties and zeros at 11 to 13 become 10.
+
+    scipy's permutation test takes ~1 s at n = 13: the boundary test has a few.
+    """
     n = int(rng.integers(2, 11) if case % 3 == 0 else rng.integers(2, 90))
     kind = case % 5
     if kind in (1, 2, 3) and 10 < n <= 13:
@@ -150,7 +152,8 @@ def test_compare_wilcoxon_is_scipys_for_every_pair() -> None:
             ref = _scipy_wilcoxon(values[row["run"]] - values[row["other"]])
             assert row["p_value"] == pytest.approx(ref, rel=1e-12, abs=1e-15)
         for col in ("difference", "ci_low", "ci_high"):
-            np.testing.assert_array_equal(result.table[col].to_numpy(), student.table[col].to_numpy())
+            ours, theirs = result.table[col].to_numpy(), student.table[col].to_numpy()
+            np.testing.assert_array_equal(ours, theirs)
 
 
 # ---- the studentized range and Tukey's HSD ------------------------------------------------
@@ -234,9 +237,7 @@ def test_tukey_matches_ranx() -> None:
     values, frame = _tukey_frame(300, 4, seed=11)
     names = list(values)
     scores = {name: {"map": values[name]} for name in names}
-    ref = ranx_tests.compute_statistical_significance(
-        names, scores, stat_test="tukey", max_p=0.05
-    )
+    ref = ranx_tests.compute_statistical_significance(names, scores, stat_test="tukey", max_p=0.05)
     result = lp.compare(frame, baseline="r0", test="tukey")
     for row in result.pairs.iter_rows(named=True):
         theirs = ref[frozenset([row["run"], row["other"]])]["map"]
@@ -247,9 +248,10 @@ def test_tukey_matches_ranx() -> None:
 def test_tukey_identical_runs_and_zero_variance() -> None:
     """Equal means: p = 1; different means with no spread at all: p = 0."""
     q = [f"q{i}" for i in range(4)]
-    same = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "query": q * 2, "map": [0.1, 0.2, 0.3, 0.4] * 2})
+    runs = ["a"] * 4 + ["b"] * 4
+    same = pl.DataFrame({"run": runs, "query": q * 2, "map": [0.1, 0.2, 0.3, 0.4] * 2})
     assert lp.compare(same, baseline="a", test="tukey").pairs["p_value"].to_list() == [1.0, 1.0]
-    flat = pl.DataFrame({"run": ["a"] * 4 + ["b"] * 4, "query": q * 2, "map": [0.2] * 4 + [0.5] * 4})
+    flat = pl.DataFrame({"run": runs, "query": q * 2, "map": [0.2] * 4 + [0.5] * 4})
     assert lp.compare(flat, baseline="a", test="tukey").pairs["p_value"].to_list() == [0.0, 0.0]
 
 
@@ -261,13 +263,19 @@ def test_tukey_report_says_family_wise() -> None:
         "two-sided, alpha=0.05, family-wise by Tukey's studentized range over the pairs of runs "
         "per metric; 20 queries)."
     )
-    assert result.to_latex().splitlines()[2].startswith(
-        r"\caption{Tukey's HSD test, two-sided, family-wise over the pairs of runs per metric "
-        r"(the studentized range), $\alpha = 0.05$; 20 queries."
+    assert (
+        result.to_latex()
+        .splitlines()[2]
+        .startswith(
+            r"\caption{Tukey's HSD test, two-sided, family-wise over the pairs of runs per metric "
+            r"(the studentized range), $\alpha = 0.05$; 20 queries."
+        )
     )
     wilcoxon = lp.compare(frame, baseline="r0", test="wilcoxon")
-    assert wilcoxon.to_latex().splitlines()[2].startswith(
-        r"\caption{Wilcoxon signed-rank test, two-sided, Holm-corrected"
+    assert (
+        wilcoxon.to_latex()
+        .splitlines()[2]
+        .startswith(r"\caption{Wilcoxon signed-rank test, two-sided, Holm-corrected")
     )
 
 

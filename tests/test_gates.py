@@ -185,8 +185,10 @@ def test_unknown_direction_is_not_guessed(
 
 
 def _report_files(tmp_path: Path, *, against: bool) -> dict[str, Path]:
-    """300 users, 25 items; clicks on the 3 popular items; the model ranks them last
-    (``against``) or first."""
+    """300 users, 25 items; clicks on the 3 popular items.
+
+    The model ranks them last (``against``) or first.
+    """
     n_users, n_items = 300, 25
     rng = np.random.default_rng(5)
     item = np.tile(np.arange(n_items), n_users)
