@@ -4,7 +4,7 @@ Five tests, each vectorised over every (pair of runs, metric) at once and, for t
 resampling tests, over blocks of resamples (no Python loop per resample):
 
 - ``"student"``: the paired t-test, ``scipy.stats.ttest_rel``, with its t interval. The t
-  distribution comes from :mod:`lodestar_polars._stats` (NumPy only).
+  distribution comes from :mod:`lodestar_polars._compare.stats` (NumPy only).
 - ``"fisher"``: the randomization (sign-flip) test on the mean difference,
   ``scipy.stats.permutation_test(..., permutation_type="samples")``. Exact, over all
   ``2**n`` sign patterns, when ``n <= EXACT_MAX``; otherwise ``n_resamples`` random
@@ -15,9 +15,9 @@ resampling tests, over blocks of resamples (no Python loop per resample):
   far from 0 as the observed mean (Efron and Tibshirani's shifted test). Its draws and
   count matrices are :mod:`lodestar_polars._core.bootstrap`, shared with the report.
 - ``"wilcoxon"``: Wilcoxon's signed-rank test, ``scipy.stats.wilcoxon`` with its defaults
-  (:mod:`lodestar_polars._wilcoxon`); its interval is Student's.
+  (:mod:`lodestar_polars._compare.wilcoxon`); its interval is Student's.
 - ``"tukey"``: Tukey's HSD over all the runs of a metric, ``scipy.stats.tukey_hsd`` as
-  ranx calls it (:mod:`lodestar_polars._tukey`): family-wise already, so no correction on
+  ranx calls it (:mod:`lodestar_polars._compare.tukey`): family-wise already, so no correction on
   top; its interval is ``tukey_hsd``'s.
 
 Each pair also counts its wins, ties and losses over the queries (:func:`win_tie_loss`).
@@ -40,15 +40,15 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.progress import ProgressBar, check_progress, progress_callback
+from lodestar_polars._base.validation import check_columns, check_int, check_open_interval, names_of
+from lodestar_polars._compare.stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars._compare.tukey import tukey_hsd
+from lodestar_polars._compare.wilcoxon import wilcoxon
 from lodestar_polars._core import bootstrap as _bootstrap
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._evaluate import Progress
-from lodestar_polars._progress import ProgressBar, check_progress, progress_callback
+from lodestar_polars._evaluate.evaluate import Progress
 from lodestar_polars._registry import Direction, direction
-from lodestar_polars._stats import t_two_sided_p, t_two_sided_quantile
-from lodestar_polars._tukey import tukey_hsd
-from lodestar_polars._validation import check_columns, check_int, check_open_interval, names_of
-from lodestar_polars._wilcoxon import wilcoxon
 from lodestar_polars.exceptions import InvalidParameterError
 
 Test = Literal["student", "fisher", "bootstrap", "wilcoxon", "tukey"]

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import polars as pl
 
-from lodestar_polars import _gates
-from lodestar_polars._deprecation import REMOVED_IN, RENAMED_IN
-from lodestar_polars._progress import ProgressBar
+from lodestar_polars._base.deprecation import REMOVED_IN, RENAMED_IN
+from lodestar_polars._base.progress import ProgressBar
+from lodestar_polars._compare import gates as _gates
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:
-    from lodestar_polars._report import RankingReport
+    from lodestar_polars._report.ranking_report import RankingReport
 
 PROG = "lodestar-polars report"
 OBJECTIVES = ("accuracy", "balanced", "coverage")
@@ -32,7 +32,7 @@ class _OldSpelling(argparse.Action):
     """A flag's old spelling: sets the new flag's value and says on stderr that it is renamed.
 
     Hidden from ``--help`` (which shows the documented spelling only); removed in 0.3.0, as
-    the library's old parameter names are (lodestar_polars._deprecation).
+    the library's old parameter names are (lodestar_polars._base.deprecation).
     """
 
     def __init__(self, option_strings: Sequence[str], dest: str, *, new: str, **kw: Any) -> None:
@@ -162,7 +162,7 @@ def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
     ``--fail-if-worse`` reads the bootstrap's model-minus-floor interval, so it needs the
     floor (``--train``) and a metric with an interval (the accuracy family).
     """
-    from lodestar_polars._report import macro_keys, micro_keys
+    from lodestar_polars._report.ranking_report import macro_keys, micro_keys
 
     gates = _gates.parse(args.fail_if_worse, args.fail_below, args.fail_above)
     micro = [name for name, _, _ in micro_keys(args.k)]
@@ -325,7 +325,7 @@ def _cli_words(text: str) -> str:
 
 
 def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
-    from lodestar_polars._report import decision_of
+    from lodestar_polars._report.ranking_report import decision_of
 
     # the decision first: model against the floor on the primary metric, interval, verdict
     out.write(decision_of(payload, floor_hint=CLI_FLOOR_HINT)["sentence"] + "\n")
@@ -382,7 +382,7 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
 
 
 def _report(args: argparse.Namespace, progress: _Progress) -> RankingReport:
-    from lodestar_polars._comparability import ComparabilityState
+    from lodestar_polars._report.comparability import ComparabilityState
 
     _output(args.json, "--json")
     _output(args.html, "--html")
@@ -468,7 +468,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             payload.to_json(args.json)  # the payload as the library returns it
             progress(f"wrote {args.json}")
         if args.html is not None:
-            from lodestar_polars._report import RankingReport, decision_of
+            from lodestar_polars._report.ranking_report import RankingReport, decision_of
 
             progress(f"drawing {args.html}")
             # the page's decision in the command's words (--train FILE, not train=)

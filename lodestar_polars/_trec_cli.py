@@ -15,7 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lodestar_polars import _gates
+from lodestar_polars._compare import gates as _gates
 from lodestar_polars._registry import TREC_MEASURES
 from lodestar_polars.trec import MEASURES, evaluate, first_non_utf8, input_file, parse_measures
 
@@ -122,7 +122,7 @@ def _gates_of(args: argparse.Namespace, names: list[str]) -> list[tuple[_gates.G
 
 def _compare_failures(result: object, rules: list[tuple[_gates.Gate, str]]) -> list[str]:
     """Each failed rule of ``--compare``, one sentence: the rule, the run, by how much."""
-    from lodestar_polars._compare import Comparison
+    from lodestar_polars._compare.compare import Comparison
 
     assert isinstance(result, Comparison)
     base = result.baseline

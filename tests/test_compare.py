@@ -10,10 +10,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from lodestar_polars._compare.compare import Correction
 
 import lodestar_polars as lp
-from lodestar_polars import _compare, _stats
-from lodestar_polars._compare import Correction
+from lodestar_polars._compare import compare as _compare
+from lodestar_polars._compare import stats as _stats
 from lodestar_polars.cli import run as cli_main
 
 scipy_stats = pytest.importorskip("scipy.stats")

@@ -17,7 +17,9 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars import _compare, _tukey, _wilcoxon
+from lodestar_polars._compare import compare as _compare
+from lodestar_polars._compare import tukey as _tukey
+from lodestar_polars._compare import wilcoxon as _wilcoxon
 from lodestar_polars._core import bootstrap as kernel
 
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -359,7 +361,7 @@ def test_win_tie_loss_in_the_report() -> None:
 
 def test_bootstrap_kernel_is_the_stream_both_callers_draw() -> None:
     """The kernel's blocks are rng.integers(0, n, (rows, n)) as counts; both callers use it."""
-    from lodestar_polars._report import bootstrap_batch, resample_counts
+    from lodestar_polars._report.ranking_report import bootstrap_batch, resample_counts
 
     n, total, seed = 37, 1000, 9
     rows = kernel.block_rows(n, 64 * n)  # 64 resamples a block

@@ -168,7 +168,7 @@ def test_unknown_direction_is_not_guessed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The registry's direction only: 'worse' on a measure of unknown direction is refused."""
-    from lodestar_polars import _gates
+    from lodestar_polars._compare import gates as _gates
 
     gate = _gates.Gate(_gates.WORSE, "latency")
     with pytest.raises(_gates.GateError, match="not known to the metric registry"):

@@ -6,7 +6,7 @@ Both bootstraps of the package resample units with replacement from
 a count matrix (how often each unit is drawn in each resample), so that every resampled
 statistic of a block is one matrix product:
 
-- the ranking report (:func:`lodestar_polars._report.bootstrap_means`): counts times the
+- the ranking report (:func:`lodestar_polars._report.ranking_report.bootstrap_means`): counts times the
   units' sums over counts times their sizes (a ratio of sums, clustered by entity);
 - :func:`lodestar_polars.compare`'s paired bootstrap: counts times the paired
   differences, over the number of queries.
