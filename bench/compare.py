@@ -68,6 +68,81 @@ def _both(
     ]
 
 
+def _wilcoxon_rows(
+    args: Any,
+    frame: pl.DataFrame,
+    names: list[str],
+    scores: Any,
+    values: dict[str, np.ndarray],
+    run_lp: Callable[..., Any],
+    rows: list[tuple[str, float, str]],
+) -> None:
+    """Wilcoxon: lp.compare against scipy's wilcoxon over every pair (ranx has none).
+
+    And against ranx's own fastest test (Student's) on the same arrays; the p-values checked.
+    """
+    from scipy.stats import wilcoxon
+
+    reps = max(1, min(args.reps, 5))
+
+    def scipy_all() -> dict[tuple[str, str], np.ndarray]:
+        return {
+            (a, b): wilcoxon(values[b], values[a], axis=0).pvalue
+            for i, a in enumerate(names)
+            for b in names[i + 1 :]
+        }
+
+    t_lp, result = best(lambda: run_lp(frame, "wilcoxon"), reps)
+    t_scipy, ref = best(scipy_all, 1)
+    rows.append((f'`lp.compare(test="wilcoxon")`, best of {reps}', t_lp, ""))
+    rows.append(("`scipy.stats.wilcoxon` over every pair (all metrics at once)", t_scipy, ""))
+    p = {
+        (a, b, mt): v
+        for a, b, mt, v in result.pairs.select("run", "other", "metric", "p_value").iter_rows()
+    }
+    worst = max(
+        abs(p[(a, b, f"metric{j}")] - v) / max(v, 1e-300)
+        for (a, b), pv in ref.items()
+        for j, v in enumerate(pv)
+    )
+    print(f"Wilcoxon p-values, largest relative difference to scipy: {worst:.1e}")
+    print(f"lp.compare wilcoxon / scipy wilcoxon per pair: {t_lp / t_scipy:.2f}x")
+    if not args.no_ranx:
+        from ranx.statistical_tests import compute_statistical_significance
+
+        t_ranx, _ = best(
+            lambda: compute_statistical_significance(names, scores, "student", 0, 0.05), reps
+        )
+        rows.append((f'ranx `compare`\'s tests, `stat_test="student"`, best of {reps}', t_ranx, ""))
+        print(f"lp.compare wilcoxon / ranx student: {t_lp / t_ranx:.2f}x")
+
+
+def _tukey_rows(
+    args: Any,
+    frame: pl.DataFrame,
+    names: list[str],
+    metrics: list[str],
+    scores: Any,
+    run_lp: Callable[..., Any],
+    rows: list[tuple[str, float, str]],
+) -> None:
+    """Tukey's HSD: lp.compare against ranx's stat_test="tukey" (scipy's tukey_hsd)."""
+    reps = max(1, min(args.reps, 5))
+    t_lp, result = best(lambda: run_lp(frame, "tukey"), reps)
+    rows.append((f'`lp.compare(test="tukey")`, best of {reps}', t_lp, ""))
+    if args.no_ranx:
+        return
+    from ranx.statistical_tests import compute_statistical_significance
+
+    t_ranx, ref = best(
+        lambda: compute_statistical_significance(names, scores, "tukey", max_p=0.05), 1
+    )
+    rows.append(('ranx `compare`\'s tests, `stat_test="tukey"`', t_ranx, ""))
+    worst = max(abs(ours - theirs) for ours, theirs in _both(result, ref, names, metrics))
+    print(f"Tukey p-values, largest absolute difference to ranx: {worst:.1e}")
+    print(f"lp.compare tukey / ranx tukey: {t_lp / t_ranx:.2f}x")
+
+
 def main() -> None:
     """Time, check, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -160,6 +235,10 @@ def main() -> None:
     if not args.no_ranx:
         from ranx.statistical_tests import compute_statistical_significance
 
+    if "wilcoxon" in tests:
+        _wilcoxon_rows(args, frame, names, scores, values, run_lp, rows)
+    if "tukey" in tests:
+        _tukey_rows(args, frame, names, metrics, scores, run_lp, rows)
     if not args.no_ranx and "fisher" in tests:
         tiny = {name: {mt: s[mt][:50] for mt in metrics} for name, s in scores.items()}
         compute_statistical_significance(names, tiny, "fisher", 10)  # numba compile, untimed

@@ -753,9 +753,9 @@ def _bad() -> pl.DataFrame:
         (_bad, {"baseline": "c"}, "baseline 'c' is not one of the runs ['a', 'b']."),
         (
             _bad,
-            {"test": "wilcoxon"},
-            "The 'test' parameter of compare must be one of ['bootstrap', 'fisher', 'student']. "
-            "Got 'wilcoxon' instead.",
+            {"test": "kruskal"},
+            "The 'test' parameter of compare must be one of ['bootstrap', 'fisher', 'student', "
+            "'tukey', 'wilcoxon']. Got 'kruskal' instead.",
         ),
         (
             _bad,
@@ -925,7 +925,7 @@ def test_options_refused_for_every_test(test: str, kwargs: dict[str, object], ms
 
 def test_option_errors_are_invalid_parameter_errors_data_errors_are_not() -> None:
     with pytest.raises(lp.InvalidParameterError):
-        lp.compare(_bad(), baseline="a", test="wilcoxon")  # type: ignore[arg-type]
+        lp.compare(_bad(), baseline="a", test="kruskal")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="baseline 'c' is not one of the runs") as info:
         lp.compare(_bad(), baseline="c")
     assert not isinstance(info.value, lp.InvalidParameterError)

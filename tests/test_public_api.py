@@ -217,7 +217,7 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
         {
             "baseline": 1,
             "metrics": 3,
-            "test": "wilcoxon",
+            "test": "kruskal",
             "correction": "bh",
             "alpha": 1.5,
             "n_resamples": 0,

@@ -1,6 +1,6 @@
 """``lp.compare``: paired significance tests between runs over their per-query values.
 
-Three tests, each vectorised over every (pair of runs, metric) at once and, for the
+Five tests, each vectorised over every (pair of runs, metric) at once and, for the
 resampling tests, over blocks of resamples (no Python loop per resample):
 
 - ``"student"``: the paired t-test, ``scipy.stats.ttest_rel``, with its t interval. The t
@@ -12,7 +12,15 @@ resampling tests, over blocks of resamples (no Python loop per resample):
 - ``"bootstrap"``: the paired bootstrap of the mean difference; the interval is the
   percentile interval of ``scipy.stats.bootstrap(..., method="percentile")`` and the
   p-value the share of the bootstrap means, centred on the observed mean, at least as
-  far from 0 as the observed mean (Efron and Tibshirani's shifted test).
+  far from 0 as the observed mean (Efron and Tibshirani's shifted test). Its draws and
+  count matrices are :mod:`lodestar_polars._core.bootstrap`, shared with the report.
+- ``"wilcoxon"``: Wilcoxon's signed-rank test, ``scipy.stats.wilcoxon`` with its defaults
+  (:mod:`lodestar_polars._compare.wilcoxon`); its interval is Student's.
+- ``"tukey"``: Tukey's HSD over all the runs of a metric, ``scipy.stats.tukey_hsd`` as
+  ranx calls it (:mod:`lodestar_polars._compare.tukey`): family-wise already, so no correction on
+  top; its interval is ``tukey_hsd``'s.
+
+Each pair also counts its wins, ties and losses over the queries (:func:`win_tie_loss`).
 
 A resampled mean within :func:`tolerance` of the observed one ties with it (scaled to the
 values, not to the differences: scipy's tolerance misses such ties). Which run is better
@@ -36,11 +44,14 @@ from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.progress import ProgressBar, check_progress, progress_callback
 from lodestar_polars._base.validation import check_columns, check_int, check_open_interval, names_of
 from lodestar_polars._compare.stats import t_two_sided_p, t_two_sided_quantile
+from lodestar_polars._compare.tukey import tukey_hsd
+from lodestar_polars._compare.wilcoxon import wilcoxon
+from lodestar_polars._core import bootstrap as _bootstrap
 from lodestar_polars._evaluate.evaluate import Progress
 from lodestar_polars._registry import Direction, direction
 from lodestar_polars.exceptions import InvalidParameterError
 
-Test = Literal["student", "fisher", "bootstrap"]
+Test = Literal["student", "fisher", "bootstrap", "wilcoxon", "tukey"]
 Correction = Literal["holm", "bonferroni"]
 Missing = Literal["raise", "intersect"]
 Frame = pl.DataFrame | pl.LazyFrame
@@ -49,12 +60,12 @@ _RUN = "__lp_run__"
 #: The Fisher test enumerates every sign pattern up to this many queries (2**20 patterns).
 EXACT_MAX = 20
 #: Elements of one block of resamples (a float64 matrix of 128 MiB at most).
-_BLOCK = 1 << 24
+_BLOCK = _bootstrap.BLOCK
 #: Null values within this many ulps of the data's magnitude of the observed one are ties.
 TIE_ULPS = 256.0
 _EPS = float(np.finfo(np.float64).eps)
 
-_TESTS = ("bootstrap", "fisher", "student")
+_TESTS = ("bootstrap", "fisher", "student", "tukey", "wilcoxon")
 _CORRECTIONS = ("bonferroni", "holm", None)
 _MISSING = ("intersect", "raise")
 _SUPERSCRIPT = dict(zip("abcdefghijklmnopqrstuvwxyz", "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖᑫʳˢᵗᵘᵛʷˣʸᶻ", strict=True))
@@ -194,9 +205,8 @@ def fisher_monte_carlo(d: Array, flips: Iterable[Array], magnitude: Array | None
 def _random_indices(
     n: int, n_resamples: int, rng: np.random.Generator
 ) -> Iterator[npt.NDArray[np.int64]]:
-    rows = max(1, _BLOCK // n)
-    for start in range(0, n_resamples, rows):
-        yield rng.integers(0, n, (min(rows, n_resamples - start), n))
+    """The bootstrap's draws, blocks of :data:`_BLOCK` at most (the shared kernel's)."""
+    return _bootstrap.draw_indices(n, n_resamples, rng, _bootstrap.block_rows(n, _BLOCK))
 
 
 def _ticking(
@@ -234,12 +244,7 @@ def bootstrap(
     far.
     """
     n = d.shape[0]
-    means = []
-    for block in indices:
-        m = block.shape[0]
-        flat = (block + (np.arange(m) * n)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=m * n).reshape(m, n).astype(np.float64)
-        means.append(counts @ d / n)
+    means = [_bootstrap.counts_of(block, n) @ d / n for block in indices]
     boot = np.concatenate(means)
     observed = d.mean(axis=0)
     low, high = np.quantile(boot, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
@@ -689,8 +694,10 @@ class Comparison:
     pairs : polars.DataFrame
         Every ordered pair of runs: ``run``, ``other``, ``metric``, ``difference``,
         ``p_value``, ``p_adjusted``, ``better`` (``run`` significantly better than ``other``;
-        null for a metric whose direction is unknown). The source of the report's
-        superscripts.
+        null for a metric whose direction is unknown), ``wins``, ``ties``, ``losses`` (the
+        queries where ``run`` is better than ``other``, equal, worse, in the metric's
+        direction; wins and losses null where it is unknown). The source of the report's
+        superscripts and its wins/ties/losses table.
     baseline, test, correction, alpha, n_queries
         The options the comparison ran with and the number of queries compared.
     directions : mapping of str to "higher", "lower" or None
@@ -769,8 +776,27 @@ class Comparison:
             rows.append(cells)
         return metrics, rows
 
+    def _win_tie_loss(self) -> tuple[list[str], list[tuple[str, list[str]]]]:
+        """Each other run's wins/ties/losses against the baseline, per metric, as cells.
+
+        ``W/T/L``: the queries where the run is better than the baseline, equal, worse,
+        in the metric's direction; ``–/T/–`` where the direction is unknown.
+        """
+        metrics = self.table["metric"].unique(maintain_order=True).to_list()
+        runs = [r for r in self.table["run"].unique(maintain_order=True) if r != self.baseline]
+        against = self.pairs.filter(pl.col("other") == self.baseline)
+        cell = {
+            (r, m): f"{'–' if w is None else w}/{t}/{'–' if lo is None else lo}"
+            for r, m, w, t, lo in against.select(
+                "run", "metric", "wins", "ties", "losses"
+            ).iter_rows()
+        }
+        return metrics, [(r, [cell[(r, m)] for m in metrics]) for r in runs]
+
     def _legend(self) -> str:
         corr = "no correction" if self.correction is None else f"{self.correction} correction"
+        if self.test == "tukey":
+            corr = "family-wise by Tukey's studentized range"
         return (
             f"Superscripts: significantly better than the runs with those letters "
             f"({self.test} test, two-sided, alpha={self.alpha}, {corr} over the pairs of runs "
@@ -789,16 +815,31 @@ class Comparison:
             "(name it in compare's higher_is_better= or lower_is_better=)."
         )
 
-    def to_markdown(self, *, digits: int = 4) -> str:
+    def to_markdown(self, *, digits: int = 4, win_tie_loss: bool = True) -> str:
         """The means as a Markdown table, ranx-style superscripts marking significance.
 
-        Each cell carries the letters of the runs it is significantly better than.
+        Each cell carries the letters of the runs it is significantly better than. With
+        ``win_tie_loss`` (the default), a second table gives each other run's wins, ties
+        and losses against the baseline over the queries, in each metric's direction.
         """
         metrics, rows = self._cells(digits, lambda s: "".join(_SUPERSCRIPT[c] for c in s))
         lines = [
             "| # | run | " + " | ".join(metrics) + " |",
             "|---|---|" + "---:|" * len(metrics),
             *("| " + " | ".join(r) + " |" for r in rows),
+        ]
+        if win_tie_loss:
+            _, counted = self._win_tie_loss()
+            lines += [
+                "",
+                f"Wins/ties/losses against {self.baseline} (queries where the run is better, "
+                "equal, worse in the metric's direction):",
+                "",
+                "| run | " + " | ".join(metrics) + " |",
+                "|---|" + "---:|" * len(metrics),
+                *("| " + " | ".join([r, *cells]) + " |" for r, cells in counted),
+            ]
+        lines += [
             "",
             self._legend(),
         ]
@@ -810,6 +851,10 @@ class Comparison:
         """The LaTeX caption: the test, the correction, alpha, what the marks mean."""
         if self.test == "student":
             test = "Paired t-test"
+        elif self.test == "wilcoxon":
+            test = "Wilcoxon signed-rank test"
+        elif self.test == "tukey":
+            test = "Tukey's HSD test"
         elif self.test == "fisher":
             test = "Fisher's randomization (sign-flip) test, " + (
                 f"exact over all $2^{{{self.n_queries}}}$ sign patterns"
@@ -823,6 +868,8 @@ class Comparison:
             if self.correction is None
             else f"{self.correction.capitalize()}-corrected over the pairs of runs per metric"
         )
+        if self.test == "tukey":
+            corr = "family-wise over the pairs of runs per metric (the studentized range)"
         return (
             rf"{test}, two-sided, {corr}, $\alpha = {self.alpha}$; {self.n_queries} queries. "
             "Superscripts mark runs significantly better than the run of that letter; the "
@@ -830,7 +877,12 @@ class Comparison:
         )
 
     def to_latex(
-        self, *, digits: int = 4, caption: bool | str = True, label: str | None = None
+        self,
+        *,
+        digits: int = 4,
+        caption: bool | str = True,
+        label: str | None = None,
+        win_tie_loss: bool = True,
     ) -> str:
         r"""The means as a LaTeX table (booktabs), superscripts as ``$^{ab}$``, best in bold.
 
@@ -849,6 +901,10 @@ class Comparison:
             LaTeX; False: the bare ``tabular``.
         label : str, default=None
             A ``\label`` for the table float.
+        win_tie_loss : bool, default=True
+            Rows under the means (after a ``\midrule``): each other run's wins, ties and
+            losses against the baseline over the queries, ``W/T/L`` in each metric's
+            direction (``–/T/–`` where it is unknown).
         """
 
         def esc(s: str) -> str:
@@ -872,8 +928,15 @@ class Comparison:
             r"\# & Run & " + " & ".join(esc(m) for m in metrics) + r" \\",
             r"\midrule",
             *(" & ".join([r[0], esc(r[1]), *r[2:]]) + r" \\" for r in rows),
-            r"\bottomrule",
         ]
+        if win_tie_loss:
+            _, counted = self._win_tie_loss()
+            lines.append(r"\midrule")
+            lines += [
+                " & ".join(["", rf"{esc(r)}: W/T/L vs.\ {esc(self.baseline)}", *cells]) + r" \\"
+                for r, cells in counted
+            ]
+        lines.append(r"\bottomrule")
         if note := self._undirected():
             width = 2 + len(metrics)
             lines.append(rf"\multicolumn{{{width}}}{{l}}{{\footnotesize {esc(note)}}} \\")
@@ -950,9 +1013,12 @@ def compare(
     metrics : str or sequence of str, default=None
         The metric columns (measures) to compare; by default every numeric column that is
         not a query or run column.
-    test : {"student", "fisher", "bootstrap"}, default="student"
+    test : {"student", "fisher", "bootstrap", "wilcoxon", "tukey"}, default="student"
         Paired t-test; randomization (sign-flip) test, exact up to 20 queries; paired
-        bootstrap.
+        bootstrap; Wilcoxon's signed-rank test (``scipy.stats.wilcoxon``'s defaults);
+        Tukey's HSD over all the runs (ranx's ``"tukey"``, ``scipy.stats.tukey_hsd``:
+        the runs as unpaired groups, family-wise over the pairs, so ``correction`` is not
+        applied on top and ``Comparison.correction`` is None).
     correction : {"holm", "bonferroni"} or None, default="holm"
         Family-wise correction, per metric, over the comparisons with the baseline (for
         ``table``) and over all pairs of runs (for ``pairs`` and the report).
@@ -991,8 +1057,8 @@ def compare(
         nothing anywhere else.  A callable is called with a
         :class:`lodestar_polars.Progress` after each block of resamples instead
         (``rows_done``: the resamples drawn so far, ``groups_in_part``: 0).  ``None`` or
-        ``False``: nothing.  Student's and the exact Fisher test draw nothing and show
-        nothing.
+        ``False``: nothing.  Student's, the exact Fisher, Wilcoxon's and Tukey's tests draw
+        nothing and show nothing.
 
     Returns
     -------
@@ -1000,7 +1066,8 @@ def compare(
         ``.table``: a polars.DataFrame, one row per run and metric (the baseline's first),
         columns ``run`` (str), ``metric`` (str), ``mean``, ``difference`` (run minus
         baseline), ``ci_low``, ``ci_high``, ``p_value`` (f64; null on the baseline's rows)
-        and ``significant`` (bool, after correction); ``.pairs`` all pairs of runs;
+        and ``significant`` (bool, after correction); ``.pairs`` all pairs of runs, with
+        each pair's ``wins``, ``ties`` and ``losses`` over the queries;
         ``.to_markdown()`` and ``.to_latex()`` the report; ``print(result)`` prints the
         Markdown report.
 
@@ -1022,8 +1089,11 @@ def compare(
     ``fisher`` equals ``scipy.stats.permutation_test`` with ``permutation_type="samples"``
     and the mean difference as statistic (exact up to 20 queries, Monte Carlo beyond,
     ``(count + 1) / (n_resamples + 1)``), its interval Student's; ``bootstrap``'s interval
-    is ``scipy.stats.bootstrap``'s percentile interval on the same resamples. Two
-    identical runs get p = 1 (scipy: NaN).
+    is ``scipy.stats.bootstrap``'s percentile interval on the same resamples;
+    ``wilcoxon`` equals ``scipy.stats.wilcoxon(run, baseline)`` (exact up to 50 queries
+    without ties or zeros, every sign pattern up to 13 with them, else the normal
+    approximation), its interval Student's; ``tukey`` equals ``scipy.stats.tukey_hsd`` and
+    its ``confidence_interval``. Two identical runs get p = 1 (scipy: NaN).
 
     A resampled mean counts as tied with the observed one (as extreme) when the two
     differ by at most ``256 * eps * mean(|run_i| + |baseline_i|)``: the rounding of the
@@ -1088,8 +1158,11 @@ def compare(
         if isinstance(tick, ProgressBar):
             tick.close()
     means = values.mean(axis=2)[order]  # (runs, metrics)
-    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), correction, alpha)
-    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, correction, alpha, directions)
+    # Tukey's p-values are family-wise over the pairs already: no correction on top.
+    applied = None if test == "tukey" else correction
+    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), applied, alpha)
+    counts = win_tie_loss(values, order, pairs)
+    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, applied, alpha, directions, counts)
     n = values.shape[2]
     resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
     return Comparison(
@@ -1097,7 +1170,7 @@ def compare(
         pair_frame,
         baseline,
         test,
-        correction,
+        applied,
         float(alpha),
         n,
         directions,
@@ -1171,15 +1244,21 @@ def _run_tests(
     # ~log2(n) eps). Row-major sums down axis 0 are sequential (~n eps): at 1e5 queries that
     # put the t statistic 1e-12 off and tail p-values (t ~ 30) 1e-11 off. Student's test
     # needs each column's mean and spread only: one pair's block at a time, in cache.
-    d_rows = np.empty((len(pairs) * n_metrics if test != "student" else n_metrics, n))
+    every = test in ("fisher", "bootstrap", "wilcoxon")  # the tests that need each d_i
+    d_rows = np.empty((len(pairs) * n_metrics if every else n_metrics, n))
     mean_d, se_d = np.empty(len(pairs) * n_metrics), np.empty(len(pairs) * n_metrics)
     for at, (i, j) in enumerate(pairs):
         cols = slice(at * n_metrics, (at + 1) * n_metrics)
-        block = d_rows[cols] if test != "student" else d_rows
+        block = d_rows[cols] if every else d_rows
         np.subtract(values[order[i]], values[order[j]], out=block)
         mean_d[cols], se_d[cols] = _mean_se(block.T)
     p, low, high = _student_test(mean_d, se_d, n, alpha)
-    if test != "student":
+    if test == "wilcoxon":
+        p = wilcoxon(d_rows.T)
+    elif test == "tukey":
+        _, p2, low2, high2 = tukey_hsd(values[order], pairs, alpha)
+        p, low, high = p2.reshape(-1), low2.reshape(-1), high2.reshape(-1)
+    elif every:
         d = d_rows.T
         # The size of the values each difference comes from, mean(|run_i| + |baseline_i|):
         # the scale of the rounding in d, and so of the resampling tests' tie tolerance
@@ -1198,6 +1277,24 @@ def _run_tests(
             p, low, high = bootstrap(d, draws, alpha, magnitude)
     shape = (len(pairs), n_metrics)
     return mean_d.reshape(shape), p.reshape(shape), low.reshape(shape), high.reshape(shape)
+
+
+def win_tie_loss(
+    values: Array, order: list[int], pairs: list[tuple[int, int]]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Per pair ``(i, j)`` of ``order``'s runs and metric: queries where i is above, equal, below.
+
+    Exact comparisons of the values (``run_i == other_i``, not within a tolerance);
+    each result is (pairs, metrics).
+    """
+    above, equal, below = [], [], []
+    for i, j in pairs:
+        a, b = values[order[i]], values[order[j]]
+        above.append(np.count_nonzero(a > b, axis=1))
+        equal.append(np.count_nonzero(a == b, axis=1))
+        below.append(np.count_nonzero(a < b, axis=1))
+    shape = (len(pairs), values.shape[1])
+    return tuple(np.array(x, dtype=np.int64).reshape(shape) for x in (above, equal, below))  # type: ignore[return-value]
 
 
 def _baseline_table(
@@ -1261,13 +1358,20 @@ def _pair_table(
     correction: Correction | None,
     alpha: float,
     directions: Mapping[str, Direction | None],
+    counts: tuple[npt.NDArray[np.int64], ...],
 ) -> pl.DataFrame:
-    """``Comparison.pairs``: every ordered pair of runs, per metric, corrected over pairs."""
+    """``Comparison.pairs``: every ordered pair of runs, per metric, corrected over pairs.
+
+    With each pair's wins, ties and losses over the queries in the metric's direction
+    (wins and losses null where the direction is unknown).
+    """
     n_metrics = len(names)
     adjusted_all = np.stack([adjust(p[:, m], correction) for m in range(n_metrics)], axis=1)
-    pair_rows: list[tuple[str, str, str, float, float, float, bool | None]] = []
+    pair_rows: list[tuple[object, ...]] = []
+    above, equal, below = counts
     for idx, (i, j) in enumerate(pairs):
         for m in range(n_metrics):
+            up, tie, down = int(above[idx, m]), int(equal[idx, m]), int(below[idx, m])
             delta = float(mean_diff[idx, m])
             sig = bool(adjusted_all[idx, m] <= alpha)
             way = directions[names[m]]
@@ -1277,8 +1381,16 @@ def _pair_table(
             if way is not None:
                 gain = delta if way == "higher" else -delta  # i's gain over j
                 i_better, j_better = sig and gain > 0, sig and gain < 0
-            pair_rows.append((runs[i], runs[j], names[m], delta, pv, pa, i_better))
-            pair_rows.append((runs[j], runs[i], names[m], -delta, pv, pa, j_better))
+            i_wins: int | None = None
+            i_losses: int | None = None
+            if way is not None:
+                i_wins, i_losses = (up, down) if way == "higher" else (down, up)
+            pair_rows.append(
+                (runs[i], runs[j], names[m], delta, pv, pa, i_better, i_wins, tie, i_losses)
+            )
+            pair_rows.append(
+                (runs[j], runs[i], names[m], -delta, pv, pa, j_better, i_losses, tie, i_wins)
+            )
     return pl.DataFrame(
         pair_rows,
         schema={
@@ -1289,6 +1401,9 @@ def _pair_table(
             "p_value": pl.Float64,
             "p_adjusted": pl.Float64,
             "better": pl.Boolean,
+            "wins": pl.Int64,
+            "ties": pl.Int64,
+            "losses": pl.Int64,
         },
         orient="row",
     )

@@ -18,6 +18,7 @@ import polars as pl
 
 from lodestar_polars._base.deprecation import REMOVED_IN, RENAMED_IN
 from lodestar_polars._base.progress import ProgressBar
+from lodestar_polars._compare import gates as _gates
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:
@@ -150,7 +151,80 @@ def _parser() -> argparse.ArgumentParser:
         "--html", type=Path, default=None, metavar="OUT", help="write the static HTML page"
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    _gates.add_arguments(parser)
     return parser
+
+
+def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
+    """The release rules with the report key each reads; checked before any work.
+
+    A key is one the report writes at ``-k`` (``primary``: the primary score, ndcg@k);
+    ``--fail-if-worse`` reads the bootstrap's model-minus-floor interval, so it needs the
+    floor (``--train``) and a metric with an interval (the accuracy family).
+    """
+    from lodestar_polars._report.ranking_report import macro_keys, micro_keys
+
+    gates = _gates.parse(args.fail_if_worse, args.fail_below, args.fail_above)
+    micro = [name for name, _, _ in micro_keys(args.k)]
+    keys = micro + macro_keys(args.k)
+    out = []
+    for gate in gates:
+        key = f"ndcg@{args.k}" if gate.metric == _gates.PRIMARY else gate.metric
+        if gate.flag == _gates.WORSE:
+            if args.train is None:
+                msg = f"{gate.text} needs the popularity floor to be worse than: pass --train FILE"
+                raise _gates.GateError(msg)
+            if key not in micro:
+                msg = (
+                    f"{gate.text}: the report's intervals (model minus the floor) are on "
+                    f"{', '.join(micro)}; {key!r} has none"
+                )
+                raise _gates.GateError(msg)
+        elif key not in keys:
+            msg = (
+                f"{gate.text}: the report has no metric {key!r} at -k {args.k} ({', '.join(keys)})"
+            )
+            raise _gates.GateError(msg)
+        _gates.way_of(gate, key)
+        out.append((gate, key))
+    return out
+
+
+def _gate_failures(payload: Mapping[str, Any], rules: list[tuple[_gates.Gate, str]]) -> list[str]:
+    """Each failed rule, one sentence: the rule, the model's value or interval, by how much."""
+    from lodestar_polars._registry import direction
+
+    objective = payload["primary_objective"]
+    block = payload["objectives"][objective]
+    values = {**block["micro"], **block["macro"]}
+    out = []
+    for gate, key in rules:
+        if gate.flag != _gates.WORSE:
+            value = values.get(key)
+            if value is None:
+                out.append(f"{gate.text}: the model has no {key} value ({objective})")
+                continue
+            line = _gates.threshold_failure(gate, f"the model ({objective})", key, float(value))
+            if line is not None:
+                out.append(line)
+            continue
+        unc = payload.get("uncertainty")
+        floors = {} if unc is None else unc["baselines"]
+        if unc is None or not floors:
+            out.append(f"{gate.text}: no interval to decide on (fewer than two bootstrap units)")
+            continue
+        for name, part in floors.items():
+            entry = part["difference"][key]
+            lo, hi = entry["ci_low"], entry["ci_high"]
+            behind = hi < 0.0 if direction(key) == "higher" else lo > 0.0
+            if behind:
+                level = 100 * unc["confidence_level"]
+                out.append(
+                    f"{gate.text}: the {name} floor is ahead of the model on {key}: model minus "
+                    f"floor {entry['estimate']:+.4f}, {level:g} % interval [{lo:+.4f}, {hi:+.4f}] "
+                    "wholly on the floor's side"
+                )
+    return out
 
 
 def _scan(path: Path, what: str, *, whole_file_schema: bool = False) -> pl.LazyFrame:
@@ -388,6 +462,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[2:] if argv is None else list(argv))
     progress = _Progress(None if args.quiet else sys.stderr)
     try:
+        rules = _gates_of(args)
         payload = _report(args, progress)
         if args.json is not None:
             payload.to_json(args.json)  # the payload as the library returns it
@@ -414,4 +489,4 @@ def run(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {_cli_words(lines[0])}", file=sys.stderr)
         return 2
     _print(payload, str(args.scores), sys.stdout)
-    return 0
+    return _gates.report_failures(PROG, _gate_failures(payload, rules), [g for g, _ in rules])

@@ -32,6 +32,7 @@ from lodestar_polars._base.validation import (
     check_open_interval,
     check_option,
 )
+from lodestar_polars._core import bootstrap as _bootstrap
 from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._registry import report_metrics
@@ -691,22 +692,16 @@ def resample_counts(n_units: int, n_resamples: int, seed: int, batch: int) -> An
 
     The draws are ``numpy.random.default_rng(seed).integers(0, n_units, (batch, n_units))``
     batch after batch, the stream ``scipy.stats.bootstrap(..., batch=batch)`` uses, so the
-    two agree resample for resample.
+    two agree resample for resample (the kernel :mod:`lodestar_polars._core.bootstrap`,
+    which ``lp.compare``'s bootstrap shares).
     """
     rng = np.random.default_rng(seed)
-    done = 0
-    while done < n_resamples:
-        size = min(batch, n_resamples - done)
-        idx = rng.integers(0, n_units, (size, n_units))
-        flat = idx + (np.arange(size, dtype=np.int64) * n_units)[:, None]
-        counts = weighted_count(flat.ravel(), minlength=size * n_units).reshape(size, n_units)
-        yield counts.astype(np.float64)
-        done += size
+    return _bootstrap.resample_counts(n_units, n_resamples, rng, batch)
 
 
 def bootstrap_batch(n_units: int, n_resamples: int) -> int:
     """Resamples per batch: all at once up to 2**24 draws, fewer on many units."""
-    return max(1, min(n_resamples, (1 << 24) // max(n_units, 1)))
+    return max(1, min(n_resamples, _bootstrap.block_rows(n_units)))
 
 
 def bootstrap_means(

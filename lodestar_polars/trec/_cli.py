@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lodestar_polars._compare import gates as _gates
 from lodestar_polars._registry import TREC_MEASURES
 from lodestar_polars.trec import MEASURES, evaluate, first_non_utf8, input_file, parse_measures
 
@@ -68,14 +69,86 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--test",
-        choices=("student", "fisher", "bootstrap"),
+        choices=("student", "fisher", "bootstrap", "wilcoxon", "tukey"),
         default="student",
         help="with --compare: the paired test (default student)",
     )
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="with --compare: significance level (0.05)"
     )
+    _gates.add_arguments(parser)
     return parser
+
+
+def _gates_of(args: argparse.Namespace, names: list[str]) -> list[tuple[_gates.Gate, str]]:
+    """The release rules, each with the measure label it reads; checked before any work.
+
+    A rule's measure must be one of the ``-m`` measures (``primary``: the first compared);
+    ``--fail-if-worse`` needs ``--compare``.
+    """
+    gates = _gates.parse(args.fail_if_worse, args.fail_below, args.fail_above)
+    if not gates:
+        return []
+    parsed = parse_measures(names)
+    labels = [m.label for m in parsed if not m.measure.is_count]
+    out = []
+    for gate in gates:
+        if gate.flag == _gates.WORSE and not args.compare:
+            msg = f"{gate.text} needs --compare: a baseline run to be worse than"
+            raise _gates.GateError(msg)
+        if gate.metric == _gates.PRIMARY:
+            if not labels:
+                msg = f"{gate.text}: no measure to gate (the counts num_q, num_ret, ... are not)"
+                raise _gates.GateError(msg)
+            label = labels[0]
+        else:
+            try:
+                label = parse_measures([gate.metric])[0].label
+            except ValueError as exc:
+                msg = f"{gate.text}: {exc}"
+                raise _gates.GateError(msg) from None
+            if label not in labels and parse_measures([gate.metric])[0].measure.is_count:
+                msg = f"{gate.text}: {label!r} is a count; counts are not gated or compared"
+                raise _gates.GateError(msg)
+            if label not in labels:
+                msg = (
+                    f"{gate.text}: {label!r} is not among the measures given with -m "
+                    f"({', '.join(labels) or 'none but counts'}); add -m {gate.metric}"
+                )
+                raise _gates.GateError(msg)
+        _gates.way_of(gate, label)
+        out.append((gate, label))
+    return out
+
+
+def _compare_failures(result: object, rules: list[tuple[_gates.Gate, str]]) -> list[str]:
+    """Each failed rule of ``--compare``, one sentence: the rule, the run, by how much."""
+    from lodestar_polars._compare.compare import Comparison
+
+    assert isinstance(result, Comparison)
+    base = result.baseline
+    mean = {(r, m): v for r, m, v in result.table.select("run", "metric", "mean").iter_rows()}
+    runs = [r for r in result.table["run"].unique(maintain_order=True) if r != base]
+    out = []
+    for gate, label in rules:
+        for run in runs:
+            if gate.flag != _gates.WORSE:
+                line = _gates.threshold_failure(gate, f"run {run!r}", label, mean[(run, label)])
+                if line is not None:
+                    out.append(line)
+                continue
+            row = result.pairs.filter(
+                (pl.col("run") == base) & (pl.col("other") == run) & (pl.col("metric") == label)
+            ).row(0, named=True)
+            if row["better"]:
+                corr = "no correction" if result.correction is None else result.correction
+                out.append(
+                    f"{gate.text}: the baseline {base!r} is significantly ahead of {run!r} on "
+                    f"{label}: {mean[(run, label)]:.4f} against {mean[(base, label)]:.4f} "
+                    f"({-row['difference']:+.4f}; p = {row['p_adjusted']:.3g} after "
+                    f"{corr}, {result.test} test, alpha {result.alpha:g})"
+                )
+    return out
 
 
 def _blank(path: Path) -> bool:
@@ -122,6 +195,7 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
     if len(set(labels)) < len(labels):
         labels = [str(p) for p in paths]
     try:
+        rules = _gates_of(args, names)
         if len(set(labels)) < len(labels):
             msg = f"--compare: a run file is given twice ({labels})."
             raise ValueError(msg)
@@ -146,7 +220,8 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
         sys.stdout.write(result.table.write_json() + "\n")
     else:
         sys.stdout.write(result.to_markdown() + "\n")
-    return 0
+    failures = _compare_failures(result, rules)
+    return _gates.report_failures("lodestar-polars trec", failures, [g for g, _ in rules])
 
 
 def _runid(path: Path) -> str:
@@ -189,6 +264,7 @@ def run(argv: Sequence[str]) -> int:
         return 2
     args.run = args.run[0]
     try:
+        rules = _gates_of(args, names)
         parsed = parse_measures(names) if names else []
         result = (
             evaluate(
@@ -214,15 +290,22 @@ def run(argv: Sequence[str]) -> int:
             f"{', '.join(NOT_OFFERED)}, which are not offered here",
             file=sys.stderr,
         )
+    summary = result.filter(pl.col("qid") == "all")
+    means = {measure: value for _, measure, value in summary.iter_rows()}
+    failures = [
+        line
+        for gate, label in rules
+        if (line := _gates.threshold_failure(gate, f"run {args.run.name!r}", label, means[label]))
+    ]
+    status = _gates.report_failures
     if args.format == "csv":
         sys.stdout.write(result.write_csv())
-        return 0
+        return status("lodestar-polars trec", failures, [g for g, _ in rules])
     if args.format == "json":
         sys.stdout.write(result.write_json() + "\n")
-        return 0
+        return status("lodestar-polars trec", failures, [g for g, _ in rules])
     counts = {m.label: m.measure.is_count for m in parsed}  # printed as integers
     per_query = result.filter(pl.col("qid") != "all")
-    summary = result.filter(pl.col("qid") == "all")
     out = [
         f"{measure:<22}\t{qid}\t{_value(value, count=counts[measure])}"
         for qid, measure, value in per_query.iter_rows()
@@ -234,4 +317,4 @@ def run(argv: Sequence[str]) -> int:
         for qid, measure, value in summary.iter_rows()
     ]
     sys.stdout.write("".join(f"{line}\n" for line in out))
-    return 0
+    return status("lodestar-polars trec", failures, [g for g, _ in rules])
