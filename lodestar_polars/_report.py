@@ -1308,7 +1308,7 @@ def ranking_report(
     *,
     by: str | pl.Expr | Sequence[str | pl.Expr],
     item: str | pl.Expr,
-    y_true: str | pl.DataFrame | pl.LazyFrame,
+    y_true: str | pl.Expr | pl.DataFrame | pl.LazyFrame,
     y_score: str | pl.Expr,
     k: int = 10,
     objectives: Sequence[Objective] = ("accuracy", "coverage"),
@@ -1361,8 +1361,8 @@ def ranking_report(
         its output name (``pl.col("sku").alias("item")``); an ``item``
         expression also gives a ``y_true``, ``train`` or ``popularity`` frame
         its column where it reads columns that frame has and lacks the output.
-    y_true : str or polars.DataFrame or polars.LazyFrame
-        A Boolean or 0/1 column of ``scores``, or a frame of realised
+    y_true : str, polars.Expr, polars.DataFrame or polars.LazyFrame
+        A Boolean or 0/1 column of ``scores`` (a name or an expression), or a frame of realised
         (``by``, ``item``) pairs.  A realised item that is not among its list's
         candidates is a miss, counted in ``n_unseen_truth``.
     y_score : str or polars.Expr
@@ -1517,10 +1517,16 @@ def ranking_report(
     item, score = names_of([item_expr, score_expr])  # type: ignore[list-item]
     groups = None if groups_expr is None else groups_expr.meta.output_name()
     truth = y_true
+    if isinstance(truth, pl.Expr):  # a column of scores, as an expression
+        truth_expr = check_column(truth, "y_true", CALLER)
+        assert truth_expr is not None
+        role_exprs.update(computed({"y_true": (truth, truth_expr)}))
+        truth = truth_expr.meta.output_name()
     if not isinstance(truth, (str, pl.DataFrame, pl.LazyFrame)):
         msg = (
             f"The 'y_true' parameter of {CALLER} must be a column name of scores or a "
-            f"DataFrame/LazyFrame of realised (list, item) pairs. Got {type(truth).__name__}."
+            f"DataFrame/LazyFrame of realised (list, item) pairs. Got {type(truth).__name__}. "
+            "(A column may be given as a Polars expression of one column too.)"
         )
         raise InvalidParameterError(msg)
     if isinstance(objectives, str) or not objectives:
