@@ -114,7 +114,7 @@ def test_a_computed_role_is_drawn_under_its_output_name() -> None:
     figure = plot.metric_at_k(frame, value=(pl.col("hits") * pl.col("n")).alias("doubled"))
     axes = figure.axes[0]
     assert axes.get_ylabel() == "doubled"
-    assert list(axes.get_lines()[0].get_ydata()) == [0.60, 0.84, 0.94]
+    assert np.asarray(axes.get_lines()[0].get_ydata(), dtype=float).tolist() == [0.60, 0.84, 0.94]
 
 
 def test_an_expression_of_a_missing_column_names_the_role() -> None:
