@@ -1,4 +1,4 @@
-"""Local Spark ``lodestar_polars.spark.ranking_report`` against single-machine ``lp.ranking_report``.
+"""Local Spark ``spark.ranking_report`` against single-machine ``lp.ranking_report``.
 
 A log of ``--lists`` lists of ``--items`` candidates each (every list scores the whole
 catalogue, scores from 8 values, one click per list, entities of 10 lists), written to Parquet
@@ -94,7 +94,8 @@ def main() -> None:
     sdf = spark.read.parquet(str(path))
     start = time.perf_counter()
     on_spark = lps.ranking_report(sdf, num_partitions=args.partitions, **options)
-    print(f"spark.ranking_report, {args.partitions} partitions: {time.perf_counter() - start:.1f} s")
+    seconds = time.perf_counter() - start
+    print(f"spark.ranking_report, {args.partitions} partitions: {seconds:.1f} s")
     start = time.perf_counter()
     local = lp.ranking_report(pl.scan_parquet(path), **options)
     print(f"lp.ranking_report (scan, whole): {time.perf_counter() - start:.1f} s")
