@@ -144,6 +144,18 @@ CASES: dict[str, dict[str, Any]] = {
         "integer": True,
         "k": 3,
     },
+    "percentile-with-state": {
+        "objectives": ("accuracy", "coverage"),
+        "percentile": True,
+        "with_state": True,
+        "groups": "entity",
+    },
+    "shrinkage-with-state": {
+        "objectives": ("coverage",),
+        "shrinkage_strength": 20.0,
+        "with_state": True,
+        "with_train": True,
+    },
     "three-objectives-with-state": {
         "objectives": ("accuracy", "balanced", "coverage"),
         "with_state": True,
@@ -206,6 +218,10 @@ def test_keys_of_several_columns_and_default_partitions(spark: Any) -> None:
     on_spark = lps.ranking_report(spark.createDataFrame(log.to_arrow()), **args)
     _same_report(on_spark, local)
     assert on_spark["popularity_source"] == "popularity"
+    # a Spark popularity frame is collected
+    args["popularity"] = spark.createDataFrame(args["popularity"].to_arrow())
+    again = lps.ranking_report(spark.createDataFrame(log.to_arrow()), num_partitions=2, **args)
+    _same_report(again, local)
 
 
 def _refusal(call: Any) -> str:
