@@ -12,6 +12,12 @@ per-item sums added part after part (equal to about 1e-15 where the order of a s
 
 A refusal names what the in-memory path names: every part is checked, and the first problem
 in the in-memory order of checks (then of rows) is raised once all parts are read.
+
+:func:`take_part` grades one part into a :class:`_Merged` (with a picklable
+:class:`PartContext`), :func:`combine` folds two partial results into one (the per-item terms
+over the union of their items), and :func:`_merge` finishes the payload: the Spark report
+(:mod:`lodestar_polars._spark_report`) runs the first on each partition, the second in a tree on
+the executors and the third on the driver.
 """
 
 from __future__ import annotations
