@@ -31,7 +31,7 @@ import polars as pl
 
 import lodestar_polars as lp
 import lodestar_polars.spark as lps
-from lodestar_polars import _report_parts
+from lodestar_polars._report import parts as _report_parts
 
 
 def _close(a: Any, b: Any) -> bool:

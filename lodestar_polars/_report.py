@@ -23,19 +23,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._comparability import check_exclusive, check_state, resolve_shrinkage
-from lodestar_polars._core.ranking import descending_key
-from lodestar_polars._deprecation import renamed
-from lodestar_polars._partition import LAYOUTS, Layout, check_temp_dir
-from lodestar_polars._progress import check_progress, progress_callback
-from lodestar_polars._registry import report_metrics
-from lodestar_polars._report_inputs import computed, scores_frame, with_item, with_roles
-from lodestar_polars._serving import (
-    check_frame,
-    check_score_dtype,
-    require_columns,
-)
-from lodestar_polars._validation import (
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.progress import check_progress, progress_callback
+from lodestar_polars._base.validation import (
     check_bool,
     check_column,
     check_int,
@@ -44,13 +34,23 @@ from lodestar_polars._validation import (
     check_option,
     names_of,
 )
+from lodestar_polars._core.ranking import descending_key
+from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
+from lodestar_polars._registry import report_metrics
+from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._report.serving import (
+    check_frame,
+    check_score_dtype,
+    require_columns,
+)
+from lodestar_polars._report_inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
     import pyarrow as pa
     import pyarrow.dataset as pads
 
-    from lodestar_polars._evaluate import Progress
+    from lodestar_polars._evaluate.evaluate import Progress
 
 SCHEMA_VERSION = 1
 OBJECTIVES = ("accuracy", "balanced", "coverage")
@@ -1045,7 +1045,7 @@ class RankingReport(dict[str, Any]):
 
         Needs matplotlib (the ``report`` extra) for the figures; returns ``path``.
         """
-        from lodestar_polars._report_html import report_html
+        from lodestar_polars._report.html import report_html
 
         return report_html(self, path, title=title)
 
@@ -1161,7 +1161,7 @@ class RankingReport(dict[str, Any]):
     __str__ = __repr__
 
     def _repr_html_(self) -> str:
-        from lodestar_polars._report_html import report_fragment
+        from lodestar_polars._report.html import report_fragment
 
         return report_fragment(self)
 
@@ -1190,7 +1190,7 @@ def _objective_scores(
     identity = alpha == 0.0 and not transforms["shrinkage"] and not transforms["percentile"]
     if identity:
         return ranking_values(base[score]), state
-    from lodestar_polars._comparability import transform_for_objective
+    from lodestar_polars._report.comparability import transform_for_objective
 
     if state is None:
         state = fit()
@@ -1274,7 +1274,7 @@ def _fit_lazy(
     lazy: pl.LazyFrame, keys: list[str], item: str, score: str, truth: str, mp: str
 ) -> Any:
     """The comparability state fitted on a ``LazyFrame``, its truths read as :func:`_grade`."""
-    from lodestar_polars._comparability import fit_comparability
+    from lodestar_polars._report.comparability import fit_comparability
 
     flag = pl.col(truth).cast(pl.Boolean)
     if mp == "first":  # the first positive of each list, in input order
@@ -1285,7 +1285,7 @@ def _fit_lazy(
 
 
 def _objective_alphas() -> Mapping[str, float]:
-    from lodestar_polars._comparability import OBJECTIVE_ALPHA
+    from lodestar_polars._report.comparability import OBJECTIVE_ALPHA
 
     return OBJECTIVE_ALPHA
 
@@ -1604,7 +1604,7 @@ def ranking_report(
         )
         total = lazy.select(pl.len()).collect().item()
         if total > limit:
-            from lodestar_polars._report_parts import report_in_parts
+            from lodestar_polars._report.parts import report_in_parts
 
             return report_in_parts(
                 lazy, total, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
@@ -1647,14 +1647,14 @@ def ranking_report(
 
     def step(done: int, lists: int = 0) -> None:
         if tick is not None:
-            from lodestar_polars._evaluate import Progress
+            from lodestar_polars._evaluate.evaluate import Progress
 
             tick(Progress(done, steps, rows, lists))
 
     step(1, int(g.g_list.size))
 
     def fit() -> Any:
-        from lodestar_polars._comparability import fit_comparability
+        from lodestar_polars._report.comparability import fit_comparability
 
         flags = np.zeros(base.height, dtype=bool)
         flags[g.g_row[g.g_row >= 0]] = True

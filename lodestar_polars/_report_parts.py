@@ -1,9 +1,9 @@
 """``lp.ranking_report`` of a large ``LazyFrame``, in parts of whole lists (issue 20).
 
-The input is read once, in parts cut between lists (:mod:`lodestar_polars._partition`, as
+The input is read once, in parts cut between lists (:mod:`lodestar_polars._evaluate.partition`, as
 ``lp.evaluate`` reads it: streamed when sorted by one key column, else partitioned once by a
 hash of ``by`` into temporary Parquet files).  Each part is graded by the in-memory code
-(:func:`~lodestar_polars._report._grade`, :func:`~lodestar_polars._report.block_terms`); what it
+(:func:`~lodestar_polars._report.ranking_report._grade`, :func:`~lodestar_polars._report.ranking_report.block_terms`); what it
 keeps is small: per graded list its key, truth item and the primary block's and the floor's
 micro values (the bootstrap's units), per item the exposure, coverage terms and hit@k sums, per
 other block its micro sums.  The driver merges them: the per-list values in the in-memory order
@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lodestar_polars._evaluate import Progress, _release_freed_memory
-from lodestar_polars._partition import (
+from lodestar_polars._evaluate.evaluate import Progress, _release_freed_memory
+from lodestar_polars._evaluate.partition import (
     Layout,
     NotGroupedError,
     grouped_parts,
@@ -38,7 +38,7 @@ from lodestar_polars._partition import (
     sample_is_grouped,
 )
 from lodestar_polars._registry import report_metrics
-from lodestar_polars._report import (
+from lodestar_polars._report.ranking_report import (
     _ITEM,
     _ROW,
     BASELINE,
@@ -63,7 +63,7 @@ from lodestar_polars._report import (
     tail_items,
     weighted_count,
 )
-from lodestar_polars._serving import check_score_dtype
+from lodestar_polars._report.serving import check_score_dtype
 
 _GROW = "__lp_global_row"
 _TRUTH_ITEM = "__lp_truth_item"

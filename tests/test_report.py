@@ -311,7 +311,7 @@ def test_constant_model_hit_at_k_is_min_k_c_over_c(n_classes: int, k: int) -> No
 @settings(max_examples=30, deadline=None)
 def test_exposure_sums_to_n_lists_times_k(rows: list[tuple[int, int, float, bool]], k: int) -> None:
     """Expected exposures sum to the served slots: n_lists * k."""
-    from lodestar_polars._report import Graded, _grade, score_block, tail_items
+    from lodestar_polars._report.ranking_report import Graded, _grade, score_block, tail_items
 
     g: Graded
     g, base = _grade(
@@ -560,7 +560,7 @@ def test_bootstrap_matches_scipy() -> None:
         confidence_level=0.9,
         seed=7,
     )
-    from lodestar_polars._report import _grade, _popularity, score_block, tail_items
+    from lodestar_polars._report.ranking_report import _grade, _popularity, score_block, tail_items
 
     g, base = _grade(
         log,
@@ -628,7 +628,7 @@ def test_bootstrap_matches_scipy() -> None:
 def test_bootstrap_batches_follow_scipys_stream() -> None:
     """Batched resamples draw the stream scipy draws with the same batch."""
     stats = pytest.importorskip("scipy.stats")
-    from lodestar_polars._report import resample_counts
+    from lodestar_polars._report.ranking_report import resample_counts
 
     rng = np.random.default_rng(0)
     s, n = rng.random(50), np.ones(50)
@@ -902,7 +902,7 @@ def test_an_entity_without_positive_is_no_bootstrap_unit() -> None:
 
 
 class _Comparability:
-    """A stand-in for lodestar_polars._comparability: score / (base rate + 0.01) ** alpha."""
+    """A stand-in for lodestar_polars._report.comparability: score / (base rate + 0.01) ** alpha."""
 
     OBJECTIVE_ALPHA = {"accuracy": 0.0, "balanced": 0.5, "coverage": 1.0}
 
@@ -940,16 +940,16 @@ class _Comparability:
 
 @pytest.fixture
 def comparability(monkeypatch: pytest.MonkeyPatch) -> _Comparability:
-    """The test double installed as lodestar_polars._comparability."""
+    """The test double installed as lodestar_polars._report.comparability."""
     import sys
     import types
 
     double = _Comparability()
-    module = types.ModuleType("lodestar_polars._comparability")
+    module = types.ModuleType("lodestar_polars._report.comparability")
     module.OBJECTIVE_ALPHA = double.OBJECTIVE_ALPHA  # type: ignore[attr-defined]
     module.fit_comparability = double.fit_comparability  # type: ignore[attr-defined]
     module.transform_for_objective = double.transform_for_objective  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "lodestar_polars._comparability", module)
+    monkeypatch.setitem(sys.modules, "lodestar_polars._report.comparability", module)
     return double
 
 
@@ -1208,7 +1208,7 @@ def test_rank_bounds_both_paths_match_the_definition(
     n_lists: int, length: int, data: st.DataObject
 ) -> None:
     """b (strictly above) and t (tie block) per row: the matrix path and the sort path."""
-    from lodestar_polars import _report
+    from lodestar_polars._report import ranking_report as _report
 
     values = np.array(
         data.draw(
@@ -1312,7 +1312,7 @@ def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Logits and the coverage block (alpha 1): one sentence before any block, with the ways out."""
-    from lodestar_polars import _report
+    from lodestar_polars._report import ranking_report as _report
 
     rng = np.random.default_rng(5)
     log = _random_log(24).with_columns(pl.Series("score", rng.normal(size=40 * 12)))

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from lodestar_polars._report.ranking_report import popularity_table
 
 import lodestar_polars as lp
 import lodestar_polars.spark as lps
-from lodestar_polars import _report_parts
-from lodestar_polars._report import popularity_table
+from lodestar_polars._report import parts as _report_parts
 
 
 def _missing() -> str | None:

@@ -1,14 +1,14 @@
 """``lp.ranking_report`` of a Spark DataFrame: partial terms per partition, merged on the driver.
 
 The rows are repartitioned by ``by`` (a list never spans two partitions) and each partition is
-graded by one call of the parts path's :func:`~lodestar_polars._report_parts.take_part` (the
+graded by one call of the parts path's :func:`~lodestar_polars._report.parts.take_part` (the
 in-memory grading, through Arrow, ``mapInArrow``).  What a partition keeps is the parts path's:
 per graded list its key, truth item, entity and the primary block's and the floor's micro values;
 per item its exposure, coverage and hit@k terms; per other block its micro sums.  The partials
 are combined in a tree on the executors (``treeAggregate`` of
-:func:`~lodestar_polars._report_parts.combine`: the per-item terms summed over the union of the
+:func:`~lodestar_polars._report.parts.combine`: the per-item terms summed over the union of the
 partitions' items, the per-list values concatenated), and the driver finishes the payload with
-the parts path's :func:`~lodestar_polars._report_parts._merge`: per-list values in the in-memory
+the parts path's :func:`~lodestar_polars._report.parts._merge`: per-list values in the in-memory
 order, so the primary block, the floor and the bootstrap are bit for bit the single-machine ones.
 
 pyspark is imported when :func:`ranking_report` is called, never when this module is.
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from lodestar_polars._report import (
+from lodestar_polars._report.ranking_report import (
     CALLER,
     MultiPositive,
     Objective,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa
     from pyspark.sql import DataFrame as SparkDataFrame
 
-    from lodestar_polars._report_parts import PartContext
+    from lodestar_polars._report.parts import PartContext
 
 _PARTIAL = "__lp_partial"
 """The one binary column a partition's task returns: its pickled partial terms."""
@@ -59,7 +59,7 @@ def _partition_grader(
             import polars
             import pyarrow
 
-            from lodestar_polars import _report_parts
+            from lodestar_polars._report import parts as _report_parts
         except ImportError as error:
             msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
             raise ImportError(msg) from error
@@ -222,12 +222,12 @@ def ranking_report(
         )
         report["decision"]["sentence"]
     """
-    from lodestar_polars import _report_parts
-    from lodestar_polars._comparability import resolve_shrinkage
-    from lodestar_polars._report import _objective_alphas
+    from lodestar_polars._base.validation import check_int
+    from lodestar_polars._report import parts as _report_parts
     from lodestar_polars._report import ranking_report as _lp_report
-    from lodestar_polars._serving import check_score_dtype
-    from lodestar_polars._validation import check_int
+    from lodestar_polars._report.comparability import resolve_shrinkage
+    from lodestar_polars._report.ranking_report import _objective_alphas
+    from lodestar_polars._report.serving import check_score_dtype
     from lodestar_polars.exceptions import InvalidParameterError
     from lodestar_polars.spark import _MIN_PARTITION_ROWS, DEFAULT_PARTITION_ROWS, _pyspark, _quoted
 

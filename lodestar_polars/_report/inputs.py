@@ -2,10 +2,10 @@
 
 ``scores`` may be a Parquet path (a ``str`` or ``os.PathLike``, a directory or a glob, or a list
 of them: scanned, so a large log is read once in parts of whole lists, never whole), or Arrow
-data read as :func:`lodestar_polars.evaluate` reads it (:func:`lodestar_polars._arrow.from_arrow`:
+data read as :func:`lodestar_polars.evaluate` reads it (:func:`lodestar_polars._base.arrow.from_arrow`:
 a ``Table`` or ``RecordBatch`` without a copy, a ``RecordBatchReader`` read whole, a
 ``pyarrow.dataset.Dataset`` scanned as a ``LazyFrame``).  The roles ``item``, ``y_score`` and
-``groups`` take a column name or a Polars expression (:func:`~lodestar_polars._validation.
+``groups`` take a column name or a Polars expression (:func:`~lodestar_polars._base.validation.
 check_column`): an expression is computed into a column under its output name before anything
 else reads the frame, so the rest of the report reads column names only.
 """
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from lodestar_polars._base.arrow import from_arrow
+from lodestar_polars._base.validation import select_roles
 
-from lodestar_polars._arrow import from_arrow
-from lodestar_polars._validation import select_roles
 from lodestar_polars.exceptions import InvalidParameterError
 
 _GLOB = frozenset("*?[")
@@ -80,7 +80,7 @@ def with_roles(
     """``scores`` with each role's expression computed under its output name.
 
     A column an expression reads that ``scores`` lacks is refused naming the role
-    (:func:`~lodestar_polars._validation.select_roles`); an eager frame stays eager.
+    (:func:`~lodestar_polars._base.validation.select_roles`); an eager frame stays eager.
     """
     if not exprs:
         return scores

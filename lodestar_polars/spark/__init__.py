@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
 
-from lodestar_polars import _two_stage
-from lodestar_polars._deprecation import renamed
+from lodestar_polars._base.deprecation import renamed
+from lodestar_polars._base.validation import check_int
 from lodestar_polars._evaluate import evaluate as _lp_evaluate
-from lodestar_polars._ties import TieRule
-from lodestar_polars._validation import check_int
+from lodestar_polars._evaluate import two_stage as _two_stage
+from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -153,7 +153,7 @@ def _chunk_reducer(
     schema: pa.Schema,
     chunk_rows: int,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """Stage 1 of a split group, per input partition (``lodestar_polars._two_stage``).
+    """Stage 1 of a split group, per input partition (``lodestar_polars._evaluate.two_stage``).
 
     The partition's batches are reduced about ``chunk_rows`` rows at a time,
     so a task holds that many rows whatever the size of its partition.
@@ -167,7 +167,7 @@ def _chunk_reducer(
             import polars
             import pyarrow
 
-            from lodestar_polars import _two_stage
+            from lodestar_polars._evaluate import two_stage as _two_stage
         except ImportError as error:
             msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
             raise ImportError(msg) from error
@@ -220,7 +220,7 @@ def _reduced_evaluator(
             import polars
             import pyarrow
 
-            from lodestar_polars import _two_stage
+            from lodestar_polars._evaluate import two_stage as _two_stage
         except ImportError as error:
             msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
             raise ImportError(msg) from error
