@@ -32,7 +32,7 @@ import polars as pl
 
 from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.validation import check_int
-from lodestar_polars._evaluate import evaluate as _lp_evaluate
+from lodestar_polars._evaluate.evaluate import evaluate as _lp_evaluate
 from lodestar_polars._evaluate import two_stage as _two_stage
 from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
