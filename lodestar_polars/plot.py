@@ -31,7 +31,13 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._base.deprecation import RENAMED_IN, renamed
-from lodestar_polars._base.validation import BinStrategy, check_frame, check_option
+from lodestar_polars._base.validation import (
+    BinStrategy,
+    check_column,
+    check_frame,
+    check_option,
+    select_roles,
+)
 from lodestar_polars._core.calibration import binary_clf_counts
 from lodestar_polars._metrics.calibration import calibration_curve
 from lodestar_polars.exceptions import InvalidParameterError
@@ -90,6 +96,40 @@ def _require(frame: object, columns: Sequence[str], caller: str) -> pl.DataFrame
     return frame
 
 
+def _roles(
+    frame: object,
+    caller: str,
+    required: dict[str, object],
+    optional: dict[str, object] | None = None,
+) -> tuple[pl.LazyFrame, list[str], list[str | None]]:
+    """The frame, and its roles as column names: each given as a name or a Polars expression.
+
+    An expression plays its role under its output name (``pl.col("ndcg@10").alias("ndcg")``);
+    one that is not a plain column is computed into that column first, a column it reads that
+    the frame lacks refused naming the role.  Names pass as they are (:func:`_require` names a
+    missing one).  ``optional`` roles may be None (absent).
+    """
+    names: dict[str, str | None] = {}
+    computed: dict[str, pl.Expr] = {}
+    given = {**required, **(optional or {})}
+    for role, value in given.items():
+        expr = check_column(value, role, caller, allow_none=role not in required)
+        name = None if expr is None else expr.meta.output_name()
+        names[role] = name
+        if (
+            expr is not None
+            and isinstance(value, pl.Expr)
+            and not (value.meta.is_column() and value.meta.output_name() == name)
+        ):
+            computed[role] = expr
+    lazy, _ = check_frame(frame, "frame", caller)
+    if computed:
+        select_roles(lazy, {role: [e] for role, e in computed.items()}, "the frame", caller)
+        lazy = lazy.with_columns(list(computed.values()))
+    must = [str(names[role]) for role in required]
+    return lazy, must, [names[role] for role in optional or {}]
+
+
 def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
     return frame.get_column(run).unique(maintain_order=True).to_list()
 
@@ -97,9 +137,9 @@ def _runs(frame: pl.DataFrame, run: str) -> list[Any]:
 def metric_at_k(
     frame: pl.DataFrame | pl.LazyFrame,
     *,
-    run: str = "run",
-    k: str = "k",
-    value: str = "value",
+    run: str | pl.Expr = "run",
+    k: str | pl.Expr = "k",
+    value: str | pl.Expr = "value",
     title: str | None = None,
 ) -> Figure:
     """A metric against its cutoff ``k``, one line per run.
@@ -108,8 +148,9 @@ def metric_at_k(
     ----------
     frame
         One row per (run, k): the run's (mean) metric at that cutoff.
-    run, k, value : str
-        The column names.
+    run, k, value : str or polars.Expr
+        The column names, or expressions (each plays its role under its
+        output name, as everywhere in the package).
     title : str, default=None
         The axes title; the ``value`` column name when None.
 
@@ -129,6 +170,7 @@ def metric_at_k(
     >>> plot.metric_at_k(curves, value="value", title="nDCG@k").axes[0].get_title()
     'nDCG@k'
     """
+    frame, (run, k, value), _ = _roles(frame, "metric_at_k", {"run": run, "k": k, "value": value})
     frame = _require(frame, (run, k, value), "metric_at_k")
     figure, (axes,) = _figure()
     for name in _runs(frame, run):
@@ -146,9 +188,9 @@ def metric_at_k(
 def per_query_distribution(
     per_query: pl.DataFrame | pl.LazyFrame,
     *,
-    metric: str,
-    run: str = "run",
-    by: str = "query",
+    metric: str | pl.Expr,
+    run: str | pl.Expr = "run",
+    by: str | pl.Expr = "query",
     baseline: Any = None,
 ) -> Figure:
     """The per-query values of each run, and (with ``baseline``) their per-query difference.
@@ -158,11 +200,12 @@ def per_query_distribution(
     per_query
         One row per (run, query): a metric column per metric, as
         :func:`lodestar_polars.evaluate` gives for each run, stacked.
-    metric : str
-        The metric column to draw.
-    run : str, default="run"
+    metric : str or polars.Expr
+        The metric column to draw.  This role, ``run`` and ``by`` take a name
+        or an expression (under its output name).
+    run : str or polars.Expr, default="run"
         The run column.
-    by : str, default="query"
+    by : str or polars.Expr, default="query"
         The query column (called ``query`` before 0.2.0; the old name warns
         until 0.3.0).
     baseline : default=None
@@ -189,6 +232,9 @@ def per_query_distribution(
     2
     """
     caller = "per_query_distribution"
+    per_query, (metric, run, by), _ = _roles(
+        per_query, caller, {"metric": metric, "run": run, "by": by}
+    )
     per_query = _require(per_query, (run, by, metric), caller)
     runs = _runs(per_query, run)
     if baseline is not None and baseline not in runs:
@@ -268,11 +314,11 @@ _PR_CURVES = ("interpolated", "pooled")
 @renamed(query="by")
 def precision_recall_curve(
     frame: pl.DataFrame | pl.LazyFrame,
-    y_true: str,
-    y_score: str,
+    y_true: str | pl.Expr,
+    y_score: str | pl.Expr,
     *,
-    by: str | None = None,
-    run: str | None = None,
+    by: str | pl.Expr | None = None,
+    run: str | pl.Expr | None = None,
     curve: str | None = None,
 ) -> Figure:
     """Precision against recall, one curve per run: per query, or pooled.
@@ -295,17 +341,18 @@ def precision_recall_curve(
     ----------
     frame
         A long frame, one row per scored item.
-    y_true, y_score : str
+    y_true, y_score : str or polars.Expr
         The 0/1 (or bool) label and the score columns.  A null, NaN or infinite
-        score is refused.
-    by : str, default=None
+        score is refused.  Every role here takes a name or an expression
+        (under its output name).
+    by : str or polars.Expr, default=None
         The column naming queries: each ranks its own rows.  (Called ``query``
         before 0.2.0; ``by`` then named the runs, which go in ``run`` now.  A
         call with ``by`` and without ``run`` warns that the meaning changed:
         pass ``run=None`` to say ``by`` is the query column.  An old call with
         both ``by`` and ``query`` is read as ``run=by, by=query``, with a
         ``FutureWarning``.)
-    run : str, default=None
+    run : str or polars.Expr, default=None
         A column naming runs (or models): one curve each.
     curve : {"interpolated", "pooled"}, default=None
         ``"interpolated"`` (the default with ``by``; it needs ``by``): the mean
@@ -353,6 +400,9 @@ def precision_recall_curve(
     '2 queries'
     """
     caller = "precision_recall_curve"
+    frame, (y_true, y_score), (by, run) = _roles(
+        frame, caller, {"y_true": y_true, "y_score": y_score}, {"by": by, "run": run}
+    )
     if curve is None:
         curve = "pooled" if by is None else "interpolated"
     curve = check_option(curve, "curve", caller, _PR_CURVES)
@@ -499,12 +549,12 @@ def _iprec_at_recall(
 
 def calibration_diagram(
     frame: pl.DataFrame | pl.LazyFrame,
-    y_true: str,
-    y_prob: str,
+    y_true: str | pl.Expr,
+    y_prob: str | pl.Expr,
     *,
     n_bins: int = 10,
     strategy: BinStrategy = "uniform",
-    by: str | None = None,
+    by: str | pl.Expr | None = None,
 ) -> Figure:
     """The reliability diagram: fraction of positives against mean probability per bin.
 
@@ -516,13 +566,14 @@ def calibration_diagram(
     ----------
     frame
         A long frame, one row per prediction.
-    y_true, y_prob : str
-        The 0/1 (or bool) label and the probability columns.
+    y_true, y_prob : str or polars.Expr
+        The 0/1 (or bool) label and the probability columns (names or
+        expressions, under their output names, as ``by``).
     n_bins : int, default=10
         The number of bins.
     strategy : {"uniform", "quantile"}, default="uniform"
         Equal widths, or equal counts.
-    by : str, default=None
+    by : str or polars.Expr, default=None
         A column naming models: one curve each.
 
     Returns
@@ -538,6 +589,9 @@ def calibration_diagram(
     >>> len(plot.calibration_diagram(log, "y", "p", n_bins=2).axes)
     2
     """
+    frame, (y_true, y_prob), (by,) = _roles(
+        frame, "calibration_diagram", {"y_true": y_true, "y_prob": y_prob}, {"by": by}
+    )
     needed = [c for c in (y_true, y_prob, by) if c is not None]
     frame = _require(frame, needed, "calibration_diagram")
     table = calibration_curve(frame, y_true, y_prob, n_bins=n_bins, strategy=strategy, by=by)

@@ -389,3 +389,41 @@ def test_a_lazy_frame_in_gives_a_lazy_frame_out(name: str, tmp_path: Path) -> No
         assert case.why
         assert isinstance(eager, case.returns)
         assert isinstance(lazy, case.returns)
+
+
+#: the parameters that play a column role (a name or a Polars expression, issue 19)
+ROLE_PARAMETERS = frozenset(
+    {"by", "item", "y_true", "y_score", "y_prob", "groups", "weight", "cohort", "metrics"}
+)
+_ROLE_CASES = [
+    (name, role)
+    for name, case in FRAME_FUNCTIONS.items()
+    for role, value in case.valid.items()
+    if role in ROLE_PARAMETERS and isinstance(value, str) and value in case.frame.columns
+]
+
+
+def _without_sources(result: Any) -> Any:
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    if isinstance(result, pl.DataFrame):
+        return result.select(sorted(c for c in result.columns if not c.endswith("_src")))
+    return result
+
+
+@pytest.mark.parametrize(("name", "role"), _ROLE_CASES)
+def test_a_role_takes_an_expression(name: str, role: str) -> None:
+    """A role given as an expression of another column plays it under its output name.
+
+    The role's column is renamed ``<name>_src`` and the role given as
+    ``pl.col("<name>_src").alias("<name>")``: the result equals the call by name.
+    """
+    case = FRAME_FUNCTIONS[name]
+    column = case.valid[role]
+    expected = _call(name, case.frame)
+    renamed = case.frame.rename({column: f"{column}_src"})
+    got = _call(name, renamed, **{role: pl.col(f"{column}_src").alias(column)})
+    if isinstance(expected, pl.DataFrame):
+        assert_frame_equal(_without_sources(got), _without_sources(expected))
+    else:
+        assert got == expected

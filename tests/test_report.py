@@ -1637,9 +1637,10 @@ def test_by_takes_expressions_as_evaluate_does() -> None:
             "DataFrame/LazyFrame of realised (list, item) pairs. Got int.",
         ),
         (
-            {"y_score": pl.col("score")},
+            {"y_score": pl.all()},
             lp.InvalidParameterError,
-            "The 'y_score' parameter of ranking_report must be a column name.",
+            "The 'y_score' parameter of ranking_report must be a column name or a polars "
+            "expression of one column.",
         ),
     ],
     ids=["by-int", "by-empty", "by-twice", "by-no-name", "by-missing-root", "y-true", "y-score"],

@@ -11,8 +11,14 @@ driver merges them: the per-list values in the in-memory order (so the primary b
 the bootstrap are bit for bit the in-memory ones), the per-item sums added part after part (equal to
 about 1e-15 where the order of a sum changes).
 
-A refusal names what the in-memory path names: every part is checked, and the first problem in the
-in-memory order of checks (then of rows) is raised once all parts are read.
+A refusal names what the in-memory path names: every part is checked, and the first problem
+in the in-memory order of checks (then of rows) is raised once all parts are read.
+
+:func:`take_part` grades one part into a :class:`_Merged` (with a picklable
+:class:`PartContext`), :func:`combine` folds two partial results into one (the per-item terms
+over the union of their items), and :func:`_merge` finishes the payload: the Spark report
+(:mod:`lodestar_polars.spark._report`) runs the first on each partition, the second in a tree on
+the executors and the third on the driver.
 """
 
 from __future__ import annotations
@@ -177,6 +183,207 @@ def _mixed_group(part: pl.DataFrame, keys: list[str], groups: str | None) -> Val
     )
 
 
+@dataclass(frozen=True)
+class PartContext:
+    """What grading a part needs, besides the part: the roles and the checked options.
+
+    Picklable (a Spark task receives it with the function it runs on its partition).
+    ``check_only``: a refusal is coming anyway, so a part is only checked, not graded.
+    """
+
+    keys: list[str]
+    item: str
+    score: str
+    truth: str
+    groups: str | None
+    mp: str
+    kk: int
+    names: list[str]
+    primary: str
+    block_alpha: dict[str, float]
+    transforms: dict[str, Any]
+    state: Any
+    table: tuple[pl.DataFrame, float, str] | None
+    shrink: bool
+    strength: float | None
+    percentile: bool
+    check_only: bool = False
+
+
+def _keep_problem(merged: _Merged, where: tuple[Any, ...], error: ValueError) -> None:
+    if merged.problem is None or where < merged.problem[0]:
+        merged.problem = (where, error)
+
+
+def _no_fit() -> Any:  # pragma: no cover - the state is fitted before the parts
+    raise AssertionError
+
+
+def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
+    """Grade one part of whole lists (with its ``_GROW`` row numbers), keeping its terms.
+
+    Its first problem, in the in-memory order of checks, is kept in ``merged.problem`` instead.
+    """
+    keys, item, score, truth, groups = ctx.keys, ctx.item, ctx.score, ctx.truth, ctx.groups
+    kk, names, primary, table = ctx.kk, ctx.names, ctx.primary, ctx.table
+    micro = [key for key, _, _ in micro_keys(kk)]
+    hit = f"hit@{kk}"
+    try:
+        _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
+        g, base = _grade(
+            part.drop(_GROW), keys=keys, item=item, score=score, truth=truth,
+            groups=groups, multi_positive=ctx.mp, engine="in-memory",
+        )  # fmt: skip
+    except ValueError as error:
+        if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
+            mixed = _mixed_group(part, keys, groups)
+            if mixed is not None:  # the whole path checks it when any list is graded
+                # the stage _problem_key gives it: after the truth check
+                _keep_problem(merged, (len(keys) + 8, 0), mixed)
+            merged.items.append(part[item].unique().sort())
+            merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
+            return
+        _keep_problem(merged, _problem_key(part, keys, item, score, truth, groups), error)
+        return
+    try:
+        _check_domain(
+            base, keys, item, score, ctx.block_alpha,
+            shrinkage=ctx.strength if ctx.shrink else None, percentile=ctx.percentile,
+        )  # fmt: skip
+    except ValueError as error:
+        bad = base.filter(
+            (pl.col(score) < 0) | ((pl.col(score) > 1) if ctx.shrink else pl.lit(False))
+        ).row(0, named=True)
+        _keep_problem(merged, (99, tuple(bad[k] for k in [*keys, item])), error)
+        return
+    if merged.problem is not None or ctx.check_only:
+        return  # a refusal is coming: the other parts are only checked
+    merged.graded.append(len(merged.items))
+    merged.items.append(g.items)
+    merged.n_dropped += g.n_dropped
+    merged.n_unseen += int(np.count_nonzero(g.g_row < 0))
+    merged.longest = max(merged.longest, int(np.bincount(g.list_id)[g.g_list].max()))
+    lists = g.keys.select(keys)[g.g_list].with_columns(g.items.gather(g.g_item).alias(_TRUTH_ITEM))
+    if groups is not None:
+        first = part.group_by(keys).agg(pl.col(groups).first().alias(_GROUP))
+        lists = lists.join(first, on=keys, how="left", maintain_order="left")
+    merged.lists.append(lists)
+    n_ids = g.items.len()
+    for name in [*names, *([] if table is None else [BASELINE])]:  # one block at a time
+        if name == BASELINE:
+            assert table is not None
+            values = popularity_on(g.items, item, table[0])[0][g.item_id]
+        else:
+            values, _ = _objective_scores(
+                base, objective=name, alpha=ctx.block_alpha[name], keys=keys, item=item,
+                score=score, transforms=ctx.transforms, state=ctx.state, fit=_no_fit,
+            )  # fmt: skip
+        terms = block_terms(g, values, kk)
+        del values
+        sums = merged.blocks.setdefault(name, _BlockSums())
+        sums.exposure.append(terms.exposure)
+        sums.covered.append(terms.covered)
+        sums.miss.append(terms.miss)
+        sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
+        sums.hit_sum.append(weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids))
+        if name in (primary, BASELINE):
+            for key in micro:
+                merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
+        else:
+            for key in micro:
+                sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
+                    terms.per_list[key].sum()
+                )
+
+
+def _per_item(merged: _Merged, catalogue: pl.Series, item: str) -> tuple[list[IntArray], int]:
+    """Each graded part's local item ids in ``catalogue``, and the catalogue's size."""
+    ids = catalogue.to_frame(item).with_row_index(_ITEM)
+    part_ids: list[IntArray] = [
+        s.to_frame(item)
+        .join(ids, on=item, how="left", maintain_order="left")[_ITEM]
+        .cast(pl.Int64)
+        .to_numpy()
+        for s in merged.items
+    ]
+    return [part_ids[i] for i in merged.graded], catalogue.len()
+
+
+def _gathered(arrays: list[Any], ids: list[IntArray], n: int, start: float, how: str) -> Any:
+    """Per catalogue item: the parts' ``arrays`` added (``add``), multiplied or or-ed."""
+    out = np.full(n, start, dtype=np.float64 if how != "or" else bool)
+    for local_ids, values in zip(ids, arrays, strict=True):
+        if how == "add":
+            np.add.at(out, local_ids, values)
+        elif how == "mul":
+            np.multiply.at(out, local_ids, values)
+        else:
+            out[local_ids[values]] = True
+    return out
+
+
+def _collapsed(merged: _Merged, catalogue: pl.Series, item: str) -> dict[str, _BlockSums]:
+    """The parts' per-item sums as one part over ``catalogue`` (neutral where a part is not)."""
+    ids, n = _per_item(merged, catalogue, item)
+    out: dict[str, _BlockSums] = {}
+    for name, sums in merged.blocks.items():
+        out[name] = _BlockSums(
+            [_gathered(sums.exposure, ids, n, 0.0, "add")],
+            [_gathered(sums.covered, ids, n, False, "or")],
+            [_gathered(sums.miss, ids, n, 1.0, "mul")],
+            [_gathered(sums.hit_count, ids, n, 0.0, "add")],
+            [_gathered(sums.hit_sum, ids, n, 0.0, "add")],
+            dict(sums.micro_sum),
+        )
+    return out
+
+
+def combine(a: _Merged, b: _Merged, item: str) -> _Merged:
+    """Two parts' terms as one (the per-item sums over the union of their items).
+
+    Associative up to the order of float sums and products (about 1e-15), so partial results
+    can be combined in any tree (Spark's ``treeReduce``) before the driver's :func:`_merge`.
+    """
+    out = _Merged()
+    for side in (a, b):
+        if side.problem is not None:
+            _keep_problem(out, *side.problem)
+    out.n_dropped = a.n_dropped + b.n_dropped
+    out.n_unseen = a.n_unseen + b.n_unseen
+    out.longest = max(a.longest, b.longest)
+    out.lists = [*a.lists, *b.lists]
+    for key in dict.fromkeys([*a.per_list, *b.per_list]):
+        out.per_list[key] = [*a.per_list.get(key, []), *b.per_list.get(key, [])]
+    if out.problem is not None:
+        return out  # a refusal is coming: the terms are not needed
+    parts = [*a.items, *b.items]
+    if not parts:
+        return out
+    catalogue = pl.concat(parts).unique().sort()
+    out.items = [catalogue]
+    if not (a.graded or b.graded):
+        return out
+    out.graded = [0]
+    left, right = _collapsed(a, catalogue, item), _collapsed(b, catalogue, item)
+    for name in dict.fromkeys([*left, *right]):
+        if name not in left or name not in right:
+            out.blocks[name] = left.get(name) or right[name]
+            continue
+        x, y = left[name], right[name]
+        micro = dict(x.micro_sum)
+        for key, value in y.micro_sum.items():
+            micro[key] = micro.get(key, 0.0) + value
+        out.blocks[name] = _BlockSums(
+            [x.exposure[0] + y.exposure[0]],
+            [x.covered[0] | y.covered[0]],
+            [x.miss[0] * y.miss[0]],
+            [x.hit_count[0] + y.hit_count[0]],
+            [x.hit_sum[0] + y.hit_sum[0]],
+            micro,
+        )
+    return out
+
+
 def report_in_parts(
     lazy: pl.LazyFrame,
     total: int,
@@ -231,91 +438,16 @@ def report_in_parts(
         except ValueError as error:  # the grading's refusal, if any, comes first
             later.append(error)
 
-    def no_fit() -> Any:  # pragma: no cover - the state is fitted before the parts
-        raise AssertionError
-
-    micro = [key for key, _, _ in micro_keys(kk)]
-    hit = f"hit@{kk}"
+    context = PartContext(
+        keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp, kk=kk,
+        names=list(names), primary=primary, block_alpha=dict(block_alpha),
+        transforms=dict(transforms), state=state, table=table, shrink=shrink,
+        strength=strength, percentile=percentile, check_only=bool(later),
+    )  # fmt: skip
     merged = _Merged()
 
     def take(part: pl.DataFrame) -> None:
-        """Grade one part, keeping its terms in ``merged`` (or its first problem)."""
-        try:
-            _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
-            g, base = _grade(
-                part.drop(_GROW), keys=keys, item=item, score=score, truth=truth,
-                groups=groups, multi_positive=mp, engine="in-memory",
-            )  # fmt: skip
-        except ValueError as error:
-            if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
-                mixed = _mixed_group(part, keys, groups)
-                if mixed is not None:  # the whole path checks it when any list is graded
-                    # the stage _problem_key gives it: after the truth check
-                    where: tuple[Any, ...] = (len(keys) + 8, 0)
-                    if merged.problem is None or where < merged.problem[0]:
-                        merged.problem = (where, mixed)
-                merged.items.append(part[item].unique().sort())
-                merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
-                return
-            where = _problem_key(part, keys, item, score, truth, groups)
-            if merged.problem is None or where < merged.problem[0]:
-                merged.problem = (where, error)
-            return
-        try:
-            _check_domain(
-                base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
-                percentile=percentile,
-            )  # fmt: skip
-        except ValueError as error:
-            bad = base.filter(
-                (pl.col(score) < 0) | ((pl.col(score) > 1) if shrink else pl.lit(False))
-            ).row(0, named=True)
-            where = (99, tuple(bad[k] for k in [*keys, item]))
-            if merged.problem is None or where < merged.problem[0]:
-                merged.problem = (where, error)
-            return
-        if merged.problem is not None or later:
-            return  # a refusal is coming: the other parts are only checked
-        merged.graded.append(len(merged.items))
-        merged.items.append(g.items)
-        merged.n_dropped += g.n_dropped
-        merged.n_unseen += int(np.count_nonzero(g.g_row < 0))
-        merged.longest = max(merged.longest, int(np.bincount(g.list_id)[g.g_list].max()))
-        lists = g.keys.select(keys)[g.g_list].with_columns(
-            g.items.gather(g.g_item).alias(_TRUTH_ITEM)
-        )
-        if groups is not None:
-            first = part.group_by(keys).agg(pl.col(groups).first().alias(_GROUP))
-            lists = lists.join(first, on=keys, how="left", maintain_order="left")
-        merged.lists.append(lists)
-        n_ids = g.items.len()
-        for name in [*names, *([] if table is None else [BASELINE])]:  # one block at a time
-            if name == BASELINE:
-                assert table is not None
-                values = popularity_on(g.items, item, table[0])[0][g.item_id]
-            else:
-                values, _ = _objective_scores(
-                    base, objective=name, alpha=block_alpha[name], keys=keys, item=item,
-                    score=score, transforms=transforms, state=state, fit=no_fit,
-                )  # fmt: skip
-            terms = block_terms(g, values, kk)
-            del values
-            sums = merged.blocks.setdefault(name, _BlockSums())
-            sums.exposure.append(terms.exposure)
-            sums.covered.append(terms.covered)
-            sums.miss.append(terms.miss)
-            sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
-            sums.hit_sum.append(
-                weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids)
-            )
-            if name in (primary, BASELINE):
-                for key in micro:
-                    merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
-            else:
-                for key in micro:
-                    sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
-                        terms.per_list[key].sum()
-                    )
+        take_part(merged, part, context)
 
     # steps: each part (an estimate until the last), then the merge and the bootstrap
     estimate = max(1, -(-total // part_rows))
@@ -381,29 +513,14 @@ def _merge(
     catalogue = pl.concat(merged.items).unique().sort()
     n_items = catalogue.len()
     ids = catalogue.to_frame(item).with_row_index(_ITEM)
-    part_ids: list[IntArray] = [
-        s.to_frame(item)
-        .join(ids, on=item, how="left", maintain_order="left")[_ITEM]
-        .cast(pl.Int64)
-        .to_numpy()
-        for s in merged.items
-    ]
     micro = [key for key, _, _ in micro_keys(kk)]
     hit = f"hit@{kk}"
+    # the ids of the parts that were graded (a part with no positive is only items)
+    terms_ids, _ = _per_item(merged, catalogue, item)
 
     def per_item(arrays: list[Any], start: float, how: str) -> Any:
-        out = np.full(n_items, start, dtype=np.float64 if how != "or" else bool)
-        for local_ids, values in zip(terms_ids, arrays, strict=True):
-            if how == "add":
-                np.add.at(out, local_ids, values)
-            elif how == "mul":
-                np.multiply.at(out, local_ids, values)
-            else:
-                out[local_ids[values]] = True
-        return out
+        return _gathered(arrays, terms_ids, n_items, start, how)
 
-    # the ids of the parts that were graded (a part with no positive is only items)
-    terms_ids = [part_ids[i] for i in merged.graded]
     counts = per_item(merged.blocks[primary].hit_count, 0.0, "add")
     pop_values = None
     others = np.zeros(0)

@@ -27,25 +27,30 @@ from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.progress import check_progress, progress_callback
 from lodestar_polars._base.validation import (
     check_bool,
+    check_column,
     check_int,
     check_k,
     check_open_interval,
     check_option,
+    names_of,
 )
 from lodestar_polars._core import bootstrap as _bootstrap
 from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._registry import report_metrics
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
     check_frame,
     check_score_dtype,
-    column_name,
     require_columns,
 )
 from lodestar_polars.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+    import pyarrow.dataset as pads
+
     from lodestar_polars._evaluate.evaluate import Progress
 
 SCHEMA_VERSION = 1
@@ -1286,17 +1291,25 @@ def _objective_alphas() -> Mapping[str, float]:
 
 @renamed(score="y_score", truth="y_true")
 def ranking_report(
-    scores: pl.DataFrame | pl.LazyFrame,
+    scores: pl.DataFrame
+    | pl.LazyFrame
+    | str
+    | os.PathLike[str]
+    | Sequence[str | os.PathLike[str]]
+    | pa.Table
+    | pa.RecordBatch
+    | pa.RecordBatchReader
+    | pads.Dataset,
     *,
     by: str | pl.Expr | Sequence[str | pl.Expr],
-    item: str,
-    y_true: str | pl.DataFrame | pl.LazyFrame,
-    y_score: str,
+    item: str | pl.Expr,
+    y_true: str | pl.Expr | pl.DataFrame | pl.LazyFrame,
+    y_score: str | pl.Expr,
     k: int = 10,
     objectives: Sequence[Objective] = ("accuracy", "coverage"),
     train: pl.DataFrame | pl.LazyFrame | None = None,
     popularity: pl.DataFrame | pl.LazyFrame | None = None,
-    groups: str | None = None,
+    groups: str | pl.Expr | None = None,
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
     seed: int = 0,
@@ -1323,21 +1336,31 @@ def ranking_report(
 
     Parameters
     ----------
-    scores : polars.DataFrame or polars.LazyFrame
-        One row per (list, candidate item) with the model's score.
+    scores : polars.DataFrame, polars.LazyFrame, Parquet path(s) or Arrow data
+        One row per (list, candidate item) with the model's score.  A Parquet
+        path (``str`` or ``os.PathLike``: a file, a directory or a glob), or a
+        list of them, is scanned as a ``LazyFrame`` (so a log over
+        ``batch_rows`` is read once in parts, never whole); Arrow data is read
+        as :func:`lodestar_polars.evaluate` reads it: a ``pyarrow.Table`` or
+        ``RecordBatch`` without a copy, a ``RecordBatchReader`` whole, a
+        ``pyarrow.dataset.Dataset`` scanned as a ``LazyFrame``.
     by : str, polars.Expr or sequence of str or polars.Expr
         The group key naming the evaluation unit (an entity, or an (entity,
         occasion) pair): column names or expressions, one or several, as in
         :func:`lodestar_polars.evaluate`.  An expression's output name is the
         key's name (``(pl.col("user") % 10).alias("bucket")``); a ``y_true``
         frame is given the same keys by the same expressions.
-    item : str
-        The candidate item (class) column.
-    y_true : str or polars.DataFrame or polars.LazyFrame
-        A Boolean or 0/1 column of ``scores``, or a frame of realised
+    item : str or polars.Expr
+        The candidate item (class) column.  This role, ``y_score`` and
+        ``groups`` take a name or an expression, which plays its role under
+        its output name (``pl.col("sku").alias("item")``); an ``item``
+        expression also gives a ``y_true``, ``train`` or ``popularity`` frame
+        its column where it reads columns that frame has and lacks the output.
+    y_true : str, polars.Expr, polars.DataFrame or polars.LazyFrame
+        A Boolean or 0/1 column of ``scores`` (a name or an expression), or a frame of realised
         (``by``, ``item``) pairs.  A realised item that is not among its list's
         candidates is a miss, counted in ``n_unseen_truth``.
-    y_score : str
+    y_score : str or polars.Expr
         The score column; higher ranks first; must be finite.
     k : int, default=10
         The cutoff of ``hit@k``, ``mrr@k``, ``ndcg@k`` and the macro family
@@ -1350,7 +1373,7 @@ def ranking_report(
     popularity : polars.DataFrame or polars.LazyFrame, default=None
         An already fitted floor: ``item`` and ``popularity`` (non-negative)
         columns.  Pass it or ``train``, not both.
-    groups : str, default=None
+    groups : str or polars.Expr, default=None
         A column of ``scores``, constant within a list: the bootstrap's
         cluster unit (the entity).  Without it each graded list is a unit.
     n_resamples : int, default=1000
@@ -1470,22 +1493,36 @@ def ranking_report(
     """
     kk = check_k(k, CALLER, allow_none=False)
     assert kk is not None
+    scores = scores_frame(scores, CALLER)  # Parquet paths scanned, Arrow data read
     check_frame(scores, "scores", CALLER)
     for extra, extra_name in ((train, "train"), (popularity, "popularity")):
         if extra is not None:
             check_frame(extra, extra_name, CALLER)
     keys, key_exprs = _keys_of(by)
-    item = column_name(item, "item", CALLER)
-    score = column_name(y_score, "y_score", CALLER)
+    item_expr = check_column(item, "item", CALLER)
+    score_expr = check_column(y_score, "y_score", CALLER)
+    groups_expr = check_column(groups, "groups", CALLER, allow_none=True)
+    role_exprs = computed(
+        {
+            "item": (item, item_expr),
+            "y_score": (y_score, score_expr),
+            "groups": (groups, groups_expr),
+        }
+    )
+    item, score = names_of([item_expr, score_expr])  # type: ignore[list-item]
+    groups = None if groups_expr is None else groups_expr.meta.output_name()
     truth = y_true
+    if isinstance(truth, pl.Expr):  # a column of scores, as an expression
+        truth_expr = check_column(truth, "y_true", CALLER)
+        assert truth_expr is not None
+        role_exprs.update(computed({"y_true": (truth, truth_expr)}))
+        truth = truth_expr.meta.output_name()
     if not isinstance(truth, (str, pl.DataFrame, pl.LazyFrame)):
         msg = (
             f"The 'y_true' parameter of {CALLER} must be a column name of scores or a "
-            f"DataFrame/LazyFrame of realised (list, item) pairs. Got {type(truth).__name__}."
+            f"DataFrame/LazyFrame of realised (list, item) pairs. Got {type(truth).__name__}. "
+            "(A column may be given as a Polars expression of one column too.)"
         )
-        raise InvalidParameterError(msg)
-    if groups is not None and not isinstance(groups, str):
-        msg = f"The 'groups' parameter of {CALLER} must be a column name or None. Got {groups!r}."
         raise InvalidParameterError(msg)
     if isinstance(objectives, str) or not objectives:
         msg = (
@@ -1547,6 +1584,11 @@ def ranking_report(
         "percentile": percentile,
     }
     limit = DEFAULT_PART_ROWS if part_rows is None else int(part_rows)
+    if role_exprs:  # roles given as expressions: computed into their columns, once
+        scores = with_roles(scores, role_exprs, CALLER)
+        if "item" in role_exprs:
+            truth = with_item(truth, item_expr)
+            train, popularity = with_item(train, item_expr), with_item(popularity, item_expr)
     if isinstance(scores, pl.LazyFrame) and isinstance(truth, str):
         lazy = _with_keys(scores, key_exprs, "scores")
         require_columns(

@@ -5,9 +5,12 @@ partition (``repartition(n, *by)``); each partition's Arrow batches become one
 Polars frame (``pl.from_arrow``, no copy of the columns) and one
 :func:`lodestar_polars.evaluate` call scores all of its groups; the per-group
 values come back as Arrow (``mapInArrow``).  :func:`trec_evaluate` does the
-same for a run and its qrels with :func:`lodestar_polars.trec.evaluate`.  So the numbers are the
-single-machine numbers, bit for bit: the same code runs on the same rows of
-each group.
+same for a run and its qrels with :func:`lodestar_polars.trec.evaluate`, and
+:func:`ranking_report` grades each partition's lists for
+:func:`lodestar_polars.ranking_report` and merges their terms on the driver.
+So the numbers are the single-machine numbers, bit for bit: the same code
+runs on the same rows of each group (the report's per-item sums, added
+partition after partition, to about 1e-15).
 
 Importing this module imports neither pyspark nor anything Spark needs: pyspark
 is imported when :func:`evaluate` is called, and ``import lodestar_polars``
@@ -39,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import Column
     from pyspark.sql import DataFrame as SparkDataFrame
 
-__all__ = ["DEFAULT_PARTITION_ROWS", "evaluate", "trec_evaluate"]
+__all__ = ["DEFAULT_PARTITION_ROWS", "evaluate", "ranking_report", "trec_evaluate"]
 
 DEFAULT_PARTITION_ROWS = 2_000_000
 """Rows per partition :func:`evaluate` aims at when ``num_partitions`` is not given.
@@ -822,3 +825,7 @@ def trec_evaluate(
     if not per_query:
         return all_row
     return queries.unionByName(all_row)
+
+
+# the report on Spark lives in its own module; it imports pyspark only when called
+from lodestar_polars.spark._report import ranking_report  # noqa: E402
