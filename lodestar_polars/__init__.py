@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
+from lodestar_polars._budget import budget_curve, recall_at_budget
 from lodestar_polars._calibration import (
     brier_score,
     calibration_curve,
@@ -65,6 +66,7 @@ __all__ = [
     "average_precision",
     "average_precision_at_k",
     "brier_score",
+    "budget_curve",
     "calibration_curve",
     "compare",
     "coverage_error",
@@ -82,6 +84,7 @@ __all__ = [
     "r_precision",
     "ranking_report",
     "recall",
+    "recall_at_budget",
     "reciprocal_rank",
     "report_html",
     "roc_auc",
