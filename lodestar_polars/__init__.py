@@ -40,6 +40,7 @@ from lodestar_polars._label_ranking import (
     label_ranking_average_precision,
     label_ranking_loss,
 )
+from lodestar_polars._off_policy import off_policy
 from lodestar_polars._reciprocal_rank import reciprocal_rank
 from lodestar_polars._report import RankingReport, ranking_report
 from lodestar_polars._report_html import report_html
@@ -80,6 +81,7 @@ __all__ = [
     "label_ranking_loss",
     "log_loss",
     "ndcg",
+    "off_policy",
     "precision",
     "r_precision",
     "ranking_report",
