@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 
 OUT = Path(__file__).with_name("off_policy_obp.json")
-_TORCH = ["torch", "torch.nn", "torch.optim", "torch.nn.functional", "torch.utils", "torch.utils.data"]
+_TORCH = [
+    "torch",
+    "torch.nn",
+    "torch.optim",
+    "torch.nn.functional",
+    "torch.utils",
+    "torch.utils.data",
+]
 
 
 class _Stub(types.ModuleType):

@@ -11,8 +11,8 @@ Definitions (every public function here uses them):
 - A source's list for a query is its candidates ranked by ``y_score`` descending, ties broken
   by ``item`` descending (trec_eval's order; a list cut at K takes a side in a tie, it is not
   averaged), or by a given ``rank`` (1 first).
-- The relevant items of a query are its rows of ``truth`` (with ``y_true > 0`` where ``truth``
-  has the ``y_true`` column), or, without ``truth``, the distinct items of the query with
+- The relevant items of a query are its rows of ``relevant`` (with ``y_true > 0`` where ``relevant``
+  has the ``y_true`` column), or, without ``relevant``, the distinct items of the query with
   ``y_true > 0`` in any source's list. A query with no relevant item is left out (its recall
   is undefined, as :func:`lodestar_polars.recall` gives null); a query a source does not list
   counts for that source with recall 0.
@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -90,14 +91,14 @@ def _ks(value: object, name: str, caller: str) -> list[int] | None:
     if (
         not items
         or not all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in items)
-        or min(int(v) for v in items) < 1  # type: ignore[call-overload]
+        or min(operator.index(v) for v in items) < 1
     ):
         msg = (
             f"The {name!r} parameter of {caller} must be a non-empty sequence of ints in the "
             f"range [1, inf), or None. Got {value!r} instead."
         )
         raise InvalidParameterError(msg)
-    return sorted({int(v) for v in items})  # type: ignore[call-overload]
+    return sorted({operator.index(v) for v in items})
 
 
 def _budgets(value: object, caller: str) -> list[float]:
@@ -111,8 +112,8 @@ def _budgets(value: object, caller: str) -> list[float]:
     if not items or not all(
         isinstance(v, numbers.Real)
         and not isinstance(v, (bool, np.bool_))
-        and math.isfinite(v)
-        and v >= 0
+        and math.isfinite(float(v))
+        and float(v) >= 0
         for v in items
     ):
         msg = (
@@ -120,7 +121,7 @@ def _budgets(value: object, caller: str) -> list[float]:
             f"non-empty sequence of them. Got {value!r} instead."
         )
         raise InvalidParameterError(msg)
-    return [float(v) for v in items]  # type: ignore[arg-type]
+    return [float(v) for v in items]
 
 
 def _check_cost(cost: object, caller: str) -> Mapping[Any, Any]:
@@ -155,9 +156,15 @@ def _cost_table(value: pl.DataFrame | Mapping[Any, Any], key: object, caller: st
         costs_list = value["cost"].to_list()
     else:
         ks_list, costs_list = list(value.keys()), list(value.values())
-    ok_k = all(isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1 for k in ks_list)
+    ok_k = all(
+        isinstance(k, numbers.Integral) and not isinstance(k, bool) and operator.index(k) >= 1
+        for k in ks_list
+    )
     ok_c = all(
-        isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c) and c >= 0
+        isinstance(c, numbers.Real)
+        and not isinstance(c, bool)
+        and math.isfinite(float(c))
+        and float(c) >= 0
         for c in costs_list
     )
     if not ks_list or not ok_k or not ok_c or len(set(ks_list)) != len(ks_list):
@@ -201,7 +208,7 @@ def _check_roles(
     source: object,
     y_score: object,
     rank: object,
-    truth: object,
+    relevant: object,
     y_true: object,
     caller: str,
 ) -> dict[str, Any]:
@@ -218,17 +225,18 @@ def _check_roles(
             f"Got y_score={y_score!r}, rank={rank!r}."
         )
         raise InvalidParameterError(msg)
-    truth_lazy = None
-    if truth is not None:
-        truth_lazy, _ = check_frame(truth, "truth", caller)
+    relevant_lazy = None
+    if relevant is not None:
+        relevant_lazy, _ = check_frame(relevant, "relevant", caller)
     elif true_e is None:
         msg = (
-            f"{caller} needs the relevant items: give truth= (a frame of the relevant "
+            f"{caller} needs the relevant items: give relevant= (a frame of the relevant "
             "(by, item) rows) or y_true= (a column of the frame, > 0 for a relevant item). "
             "Got neither."
         )
         raise InvalidParameterError(msg)
-    assert item_e is not None and source_e is not None
+    assert item_e is not None
+    assert source_e is not None
     return {
         "lazy": lazy,
         "was_lazy": was_lazy,
@@ -238,7 +246,7 @@ def _check_roles(
         "order": score_e if score_e is not None else rank_e,
         "by_rank": rank_e is not None,
         "y_true": true_e,
-        "truth": truth_lazy,
+        "relevant": relevant_lazy,
     }
 
 
@@ -253,7 +261,7 @@ def _rank(roles: dict[str, Any], caller: str) -> _Ranked:
     item_name = names_of([roles["item"]])[0]
     parts = {"by": keys, "item": [roles["item"]], "source": [roles["source"]]}
     parts["rank" if roles["by_rank"] else "y_score"] = [roles["order"]]
-    if roles["y_true"] is not None and roles["truth"] is None:
+    if roles["y_true"] is not None and roles["relevant"] is None:
         parts["y_true"] = [roles["y_true"]]
     select_roles(roles["lazy"], parts, "the frame", caller)
     exprs = [
@@ -272,15 +280,17 @@ def _rank(roles: dict[str, Any], caller: str) -> _Ranked:
             f"{_first(dup.select(*group, item_name))}; a candidate list holds an item once."
         )
         raise ValueError(msg)
-    if df[_RANK].null_count() or (
-        df[_RANK].dtype.is_float() and df[_RANK].is_nan().any()
-    ):
+    if df[_RANK].null_count() or (df[_RANK].dtype.is_float() and df[_RANK].is_nan().any()):
         what = "rank" if roles["by_rank"] else "y_score"
-        msg = f"{caller}: the {what} column holds a null or NaN, e.g. {_first(df.filter(pl.col(_RANK).is_null() | pl.col(_RANK).cast(pl.Float64).is_nan()))}."
+        bad = df.filter(pl.col(_RANK).is_null() | pl.col(_RANK).cast(pl.Float64).is_nan())
+        msg = f"{caller}: the {what} column holds a null or NaN, e.g. {_first(bad)}."
         raise ValueError(msg)
     if roles["by_rank"]:
         if not df[_RANK].dtype.is_integer():
-            msg = f"{caller}: the rank column must hold integers (1 first); its type is {df[_RANK].dtype}."
+            msg = (
+                f"{caller}: the rank column must hold integers (1 first); "
+                f"its type is {df[_RANK].dtype}."
+            )
             raise ValueError(msg)
         bad = df.filter(pl.col(_RANK) < 1)
         if bad.height:
@@ -298,17 +308,17 @@ def _rank(roles: dict[str, Any], caller: str) -> _Ranked:
         df = df.sort([*group, _RANK, item_name], descending=[False] * len(group) + [True, True])
         df = df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(group).alias(_RANK))
     # the relevant pairs
-    if roles["truth"] is not None:
-        tschema = roles["truth"].collect_schema()
+    if roles["relevant"] is not None:
+        tschema = roles["relevant"].collect_schema()
         missing = [c for c in [*key_names, item_name] if c not in tschema]
         if missing:
             msg = (
-                f"The 'truth' parameter of {caller} must have the by and item columns "
+                f"The 'relevant' parameter of {caller} must have the by and item columns "
                 f"{[*key_names, item_name]}; it lacks {missing} (its columns: {tschema.names()})."
             )
             raise InvalidParameterError(msg)
         true_name = None if roles["y_true"] is None else names_of([roles["y_true"]])[0]
-        t = roles["truth"]
+        t = roles["relevant"]
         if true_name is not None and true_name in tschema:
             t = t.filter(pl.col(true_name) > 0)
         rel = t.select(*key_names, item_name).unique().collect()
@@ -326,22 +336,33 @@ def _rank(roles: dict[str, Any], caller: str) -> _Ranked:
     src_index = src_index.with_columns(pl.col(_SOURCE).cast(df[_SOURCE].dtype))
     joined = (
         rel.with_row_index("__lp_pair__")
-        .join(df.select(*key_names, item_name, _SOURCE, _RANK), on=[*key_names, item_name], how="inner")
+        .join(
+            df.select(*key_names, item_name, _SOURCE, _RANK),
+            on=[*key_names, item_name],
+            how="inner",
+        )
         .join(src_index, on=_SOURCE)
     )
     ranks = np.zeros((rel.height, len(sources)), dtype=np.int64)
-    ranks[
-        joined["__lp_pair__"].to_numpy().astype(np.int64), joined["__lp_s__"].to_numpy()
-    ] = joined[_RANK].to_numpy().astype(np.int64)
+    ranks[joined["__lp_pair__"].to_numpy().astype(np.int64), joined["__lp_s__"].to_numpy()] = (
+        joined[_RANK].to_numpy().astype(np.int64)
+    )
     length = (
-        df.group_by(_SOURCE).agg(pl.col(_RANK).max()).join(src_index, on=_SOURCE).sort("__lp_s__")
-    )[_RANK].to_numpy().astype(np.int64)
+        (
+            df.group_by(_SOURCE)
+            .agg(pl.col(_RANK).max())
+            .join(src_index, on=_SOURCE)
+            .sort("__lp_s__")
+        )[_RANK]
+        .to_numpy()
+        .astype(np.int64)
+    )
     return _Ranked(
         sources=sources,
         names=[str(s) for s in sources],
         ranks=ranks,
         weight=1.0 / rel["__lp_nrel__"].to_numpy(),
-        n_queries=int(rel[_QUERY].max()),  # type: ignore[arg-type]
+        n_queries=int(rel[_QUERY].n_unique()),
         n_pairs=rel.height,
         length=length,
     )
@@ -426,7 +447,7 @@ def budget_curve(
     cost: Mapping[Any, Cost],
     y_score: Any = None,
     rank: Any = None,
-    truth: Any = None,
+    relevant: Any = None,
     y_true: Any = None,
     average: Average = "macro",
 ) -> Any:
@@ -447,11 +468,11 @@ def budget_curve(
     y_score, rank : str or Expr, optional
         Exactly one: the score ranking each list (descending, ties by ``item``
         descending), or the rank (an int, 1 first).
-    truth : DataFrame or LazyFrame, optional
+    relevant : DataFrame or LazyFrame, optional
         The relevant ``(by, item)`` rows (with ``y_true`` > 0 where it has that column).
         Without it, the relevant items are the frame's rows with ``y_true`` > 0.
     y_true : str or Expr, optional
-        The relevance column (of ``truth``, or of the frame when ``truth`` is None).
+        The relevance column (of ``relevant``, or of the frame when ``relevant`` is None).
     average : {"macro", "micro"}, default="macro"
         Which recall the Pareto front reads: the mean over queries of each query's recall
         (``"macro"``), or the relevant items found over all relevant items (``"micro"``).
@@ -488,11 +509,11 @@ def budget_curve(
     ...         "score": [0.9, 0.8, 0.7, 0.6, 0.9, 0.8, 0.7, 0.6],
     ...     }
     ... )
-    >>> truth = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "c", "d"]})
+    >>> relevant = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "c", "d"]})
     >>> cost = {"pop": {1: 0.1, 2: 0.2}, "ann": lambda k: 1.0 + k}
     >>> lp.budget_curve(
     ...     cands, by="user", item="item", source="source", y_score="score",
-    ...     truth=truth, cost=cost,
+    ...     relevant=relevant, cost=cost,
     ... )
     shape: (4, 6)
     ┌────────┬─────┬──────┬──────────────┬──────────────┬────────┐
@@ -509,7 +530,7 @@ def budget_curve(
     caller = "budget_curve"
     roles = _check_roles(
         frame, by=by, item=item, source=source, y_score=y_score, rank=rank,
-        truth=truth, y_true=y_true, caller=caller,
+        relevant=relevant, y_true=y_true, caller=caller,
     )  # fmt: skip
     cost = _check_cost(cost, caller)
     average = check_option(average, "average", caller, _AVERAGES)  # type: ignore[assignment]
@@ -564,9 +585,9 @@ def _mix_candidates(
         out.append((total - missed).ravel())
     macro = out[0] / ranked.n_queries
     micro = out[1] / ranked.n_pairs
-    combo = np.stack(
-        [g.ravel() for g in np.meshgrid(*grids, indexing="ij")], axis=1
-    ).astype(np.int64)
+    combo = np.stack([g.ravel() for g in np.meshgrid(*grids, indexing="ij")], axis=1).astype(
+        np.int64
+    )
     cs = np.meshgrid(*grid_costs, indexing="ij")
     cost = np.sum(cs, axis=0) if combine == "sum" else np.max(cs, axis=0)
     return combo, cost.ravel(), macro, micro
@@ -582,7 +603,7 @@ def recall_at_budget(
     cost: Mapping[Any, Cost],
     y_score: Any = None,
     rank: Any = None,
-    truth: Any = None,
+    relevant: Any = None,
     y_true: Any = None,
     average: Average = "macro",
     mix_ks: Sequence[int] | None = None,
@@ -598,7 +619,7 @@ def recall_at_budget(
 
     Parameters
     ----------
-    frame, by, item, source, cost, y_score, rank, truth, y_true
+    frame, by, item, source, cost, y_score, rank, relevant, y_true
         As :func:`budget_curve`.
     budget : float or sequence of floats
         The budgets (in the unit of the costs), each >= 0.
@@ -631,11 +652,11 @@ def recall_at_budget(
     ...         "score": [0.9, 0.8, 0.7, 0.6, 0.9, 0.8, 0.7, 0.6],
     ...     }
     ... )
-    >>> truth = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "c", "d"]})
+    >>> relevant = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "c", "d"]})
     >>> cost = {"pop": {1: 0.1, 2: 0.2}, "ann": lambda k: 1.0 + k}
     >>> lp.recall_at_budget(
     ...     cands, budget=[1.0, 2.0, 2.1], by="user", item="item", source="source",
-    ...     y_score="score", truth=truth, cost=cost, mix_ks=[1, 2],
+    ...     y_score="score", relevant=relevant, cost=cost, mix_ks=[1, 2],
     ... ).select("budget", "choice", "cost", "recall_macro")
     shape: (3, 4)
     ┌────────┬───────────────┬──────┬──────────────┐
@@ -651,7 +672,7 @@ def recall_at_budget(
     caller = "recall_at_budget"
     roles = _check_roles(
         frame, by=by, item=item, source=source, y_score=y_score, rank=rank,
-        truth=truth, y_true=y_true, caller=caller,
+        relevant=relevant, y_true=y_true, caller=caller,
     )  # fmt: skip
     budgets = _budgets(budget, caller)
     cost = _check_cost(cost, caller)

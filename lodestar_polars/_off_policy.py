@@ -88,8 +88,8 @@ def _clips(value: object) -> list[float | None]:
     ok = all(
         isinstance(v, numbers.Real)
         and not isinstance(v, (bool, np.bool_))
-        and math.isfinite(v)
-        and v > 0
+        and math.isfinite(float(v))
+        and float(v) > 0
         for v in items
     )
     if not ok or (value is not None and not items):
@@ -101,10 +101,12 @@ def _clips(value: object) -> list[float | None]:
     return [None, *sorted({float(v) for v in items})]  # type: ignore[arg-type]
 
 
-def _estimators(value: object, has_model: bool) -> list[str]:
+def _estimators(value: object, *, has_model: bool) -> list[str]:
     if value is None:
         return [e for e in ESTIMATORS if has_model or e not in _NEEDS_MODEL]
-    items = [value] if isinstance(value, str) else list(value) if isinstance(value, Sequence) else []
+    items = (
+        [value] if isinstance(value, str) else list(value) if isinstance(value, Sequence) else []
+    )
     if not items or any(not isinstance(e, str) or e not in ESTIMATORS for e in items):
         msg = (
             f"The 'estimators' parameter of {CALLER} must be a non-empty sequence of "
@@ -245,7 +247,7 @@ def off_policy(
     if by is not None:
         roles["by"] = check_columns(by, "by", CALLER)
     clips = _clips(clip)
-    chosen = _estimators(estimators, "reward_model" in roles)
+    chosen = _estimators(estimators, has_model="reward_model" in roles)
     resamples = check_int(n_resamples, "n_resamples", CALLER, allow_none=True)
     level = check_open_interval(confidence_level, "confidence_level", CALLER, 0.0, 1.0)
     seed_ = cast("int", check_int(seed, "seed", CALLER, allow_none=False, low=0))
@@ -266,7 +268,9 @@ def off_policy(
     numeric = [a.meta.output_name() for a in aliased]
     for col in numeric:
         if not df[col].dtype.is_numeric() and df[col].dtype != pl.Boolean:
-            msg = f"{CALLER}: the {col[5:-2]!r} column must be numeric; its type is {df[col].dtype}."
+            msg = (
+                f"{CALLER}: the {col[5:-2]!r} column must be numeric; its type is {df[col].dtype}."
+            )
             raise ValueError(msg)
     df = df.with_columns(pl.col(numeric).cast(pl.Float64))
     if df.height == 0:
@@ -284,10 +288,13 @@ def off_policy(
     if pos_expr is not None:
         _refuse_rows(df, pl.col("__lp_position__").is_null(), "position", "no null")
 
-    r_ = df["__lp_y_true__"].to_numpy()
-    w_raw = df["__lp_target__"].to_numpy() / df["__lp_propensity__"].to_numpy()
-    q = df["__lp_reward_model__"].to_numpy() if "reward_model" in roles else None
-    v = df["__lp_reward_model_target__"].to_numpy() if "reward_model" in roles else None
+    def floats(name: str) -> FloatArray:
+        return np.asarray(df[name].to_numpy(), dtype=np.float64)
+
+    r_ = floats("__lp_y_true__")
+    w_raw = floats("__lp_target__") / floats("__lp_propensity__")
+    q = floats("__lp_reward_model__") if "reward_model" in roles else None
+    v = floats("__lp_reward_model_target__") if "reward_model" in roles else None
     if pos_expr is not None:
         positions = df["__lp_position__"].unique().sort()
         pos_index = (
@@ -324,12 +331,13 @@ def off_policy(
             return w * w
         if kind == "wr":
             return w * r_
-        assert q is not None and v is not None
+        assert q is not None
+        assert v is not None
         if kind == "v":
             return v
         return w * (r_ - q)  # "wres"
 
-    def col(kind: str, lam: float | None, pos: int) -> int:
+    def column_of(kind: str, lam: float | None, pos: int) -> int:
         key = (kind, None if kind in ("one", "v") else lam, pos)
         if key not in vectors:
             vectors[key] = np.where(pos_index == pos, vec(kind, lam), 0.0)
@@ -348,9 +356,13 @@ def off_policy(
     for pos in range(n_pos):
         for est in chosen:
             for lam in clips if est in _WEIGHTED else [None]:
-                specs.append([(col(a, lam, pos), col(b, lam, pos)) for a, b in terms_of[est]])
+                specs.append(
+                    [(column_of(a, lam, pos), column_of(b, lam, pos)) for a, b in terms_of[est]]
+                )
                 ess_of.append(
-                    (col("w", lam, pos), col("w2", lam, pos)) if est in _WEIGHTED else None
+                    (column_of("w", lam, pos), column_of("w2", lam, pos))
+                    if est in _WEIGHTED
+                    else None
                 )
                 rows.append(
                     {
@@ -382,9 +394,15 @@ def off_policy(
     low: list[float | None] = [None] * len(specs)
     high: list[float | None] = [None] * len(specs)
     if resamples is not None and n_units >= 2:
-        sums = np.stack(
-            [np.bincount(unit, weights=matrix[:, j], minlength=n_units) for j in range(matrix.shape[1])],
-            axis=1,
+        sums = np.asarray(
+            np.stack(
+                [
+                    np.bincount(unit, weights=matrix[:, j], minlength=n_units)
+                    for j in range(matrix.shape[1])
+                ],
+                axis=1,
+            ),
+            dtype=np.float64,
         )
         dist = bootstrap_means(sums, np.ones(n_units), resamples, seed_)
         for j, spec in enumerate(specs):

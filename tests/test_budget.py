@@ -24,7 +24,7 @@ CANDS = pl.DataFrame(
         "score": [0.9, 0.8, 0.7, 0.6, 0.9, 0.8, 0.7, 0.6],
     }
 )
-TRUTH = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "c", "d"]})
+RELEVANT = pl.DataFrame({"user": [1, 1, 2], "item": ["a", "c", "d"]})
 COST: dict[str, Any] = {"pop": {1: 0.1, 2: 0.2}, "ann": lambda k: 1.0 + k}
 ROLES: dict[str, Any] = {"by": "user", "item": "item", "source": "source"}
 
@@ -37,7 +37,7 @@ def test_curve_by_hand() -> None:
     Costs: pop's table {1: 0.1, 2: 0.2}, ann's 1 + k. pop@2 costs more than pop@1 for the
     same recall: off the front.
     """
-    got = lp.budget_curve(CANDS, **ROLES, y_score="score", truth=TRUTH, cost=COST)
+    got = lp.budget_curve(CANDS, **ROLES, y_score="score", relevant=RELEVANT, cost=COST)
     want = pl.DataFrame(
         {
             "source": ["ann", "ann", "pop", "pop"],
@@ -53,7 +53,8 @@ def test_curve_by_hand() -> None:
 
 def test_curve_macro_is_the_mean_of_lp_recall() -> None:
     """recall_macro at K is the mean over users of lp.recall(k=K) on that source's list,
-    with the relevant items the source never listed counted (n_relevant)."""
+    with the relevant items the source never listed counted (n_relevant).
+    """
     rng = np.random.default_rng(0)
     n = 300
     frame = pl.DataFrame(
@@ -64,16 +65,22 @@ def test_curve_macro_is_the_mean_of_lp_recall() -> None:
             "score": rng.random(n),
         }
     ).unique(["user", "source", "item"])
-    truth = pl.DataFrame({"user": rng.integers(0, 20, 60), "item": rng.integers(0, 40, 60)}).unique()
+    relevant = pl.DataFrame(
+        {"user": rng.integers(0, 20, 60), "item": rng.integers(0, 40, 60)}
+    ).unique()
     curve = lp.budget_curve(
-        frame, **ROLES, y_score="score", truth=truth, cost={"x": lambda k: k, "y": lambda k: k}
+        frame,
+        **ROLES,
+        y_score="score",
+        relevant=relevant,
+        cost={"x": lambda k: k, "y": lambda k: k},
     )
-    n_rel = truth.group_by("user").len("n_rel")
+    n_rel = relevant.group_by("user").len("n_rel")
     for src in ("x", "y"):
         lst = frame.filter(pl.col("source") == src)
         joined = (
             n_rel.join(lst, on="user", how="left")
-            .join(truth.with_columns(rel=pl.lit(1)), on=["user", "item"], how="left")
+            .join(relevant.with_columns(rel=pl.lit(1)), on=["user", "item"], how="left")
             .with_columns(pl.col("rel").fill_null(0), pl.col("score").fill_null(-1.0))
         )
         for k in (1, 3, 7):
@@ -91,10 +98,10 @@ def test_rank_and_y_true_paths_agree() -> None:
     ranked = CANDS.with_columns(
         rank=pl.col("score").rank("ordinal", descending=True).over("user", "source").cast(pl.Int64)
     )
-    by_score = lp.budget_curve(CANDS, **ROLES, y_score="score", truth=TRUTH, cost=COST)
-    by_rank = lp.budget_curve(ranked, **ROLES, rank="rank", truth=TRUTH, cost=COST)
+    by_score = lp.budget_curve(CANDS, **ROLES, y_score="score", relevant=RELEVANT, cost=COST)
+    by_rank = lp.budget_curve(ranked, **ROLES, rank="rank", relevant=RELEVANT, cost=COST)
     assert by_rank.equals(by_score)
-    labelled = CANDS.join(TRUTH.with_columns(y=pl.lit(1)), on=["user", "item"], how="left")
+    labelled = CANDS.join(RELEVANT.with_columns(y=pl.lit(1)), on=["user", "item"], how="left")
     labelled = labelled.with_columns(pl.col("y").fill_null(0))
     by_label = lp.budget_curve(labelled, **ROLES, y_score="score", y_true="y", cost=COST)
     assert by_label.equals(by_score)  # every relevant item is listed by some source here
@@ -105,8 +112,10 @@ def test_ties_are_broken_by_item_descending() -> None:
     frame = pl.DataFrame(
         {"user": [1, 1], "source": ["s", "s"], "item": ["a", "b"], "score": [0.5, 0.5]}
     )
-    truth = pl.DataFrame({"user": [1], "item": ["b"]})
-    curve = lp.budget_curve(frame, **ROLES, y_score="score", truth=truth, cost={"s": {1: 1, 2: 2}})
+    relevant = pl.DataFrame({"user": [1], "item": ["b"]})
+    curve = lp.budget_curve(
+        frame, **ROLES, y_score="score", relevant=relevant, cost={"s": {1: 1, 2: 2}}
+    )
     assert curve["recall_macro"].to_list() == [1.0, 1.0]
 
 
@@ -115,9 +124,9 @@ def test_cost_table_is_interpolated_and_bounded() -> None:
     frame = pl.DataFrame(
         {"user": [1] * 5, "source": ["s"] * 5, "item": list("abcde"), "score": [5, 4, 3, 2, 1]}
     )
-    truth = pl.DataFrame({"user": [1], "item": ["e"]})
+    relevant = pl.DataFrame({"user": [1], "item": ["e"]})
     cost = {"s": pl.DataFrame({"k": [4, 2], "cost": [3.0, 1.0]})}
-    curve = lp.budget_curve(frame, **ROLES, y_score="score", truth=truth, cost=cost)
+    curve = lp.budget_curve(frame, **ROLES, y_score="score", relevant=relevant, cost=cost)
     assert curve["k"].to_list() == [2, 3, 4]
     assert curve["cost"].to_list() == [1.0, 2.0, 3.0]  # k=3: halfway between 1 and 3
     assert curve["recall_macro"].to_list() == [0.0, 0.0, 0.0]  # e is fifth
@@ -125,24 +134,29 @@ def test_cost_table_is_interpolated_and_bounded() -> None:
 
 def test_a_query_a_source_does_not_list_counts_zero() -> None:
     frame = pl.DataFrame({"user": [1], "source": ["s"], "item": ["a"], "score": [1.0]})
-    truth = pl.DataFrame({"user": [1, 2], "item": ["a", "z"]})
-    curve = lp.budget_curve(frame, **ROLES, y_score="score", truth=truth, cost={"s": {1: 1.0}})
+    relevant = pl.DataFrame({"user": [1, 2], "item": ["a", "z"]})
+    curve = lp.budget_curve(
+        frame, **ROLES, y_score="score", relevant=relevant, cost={"s": {1: 1.0}}
+    )
     assert curve["recall_macro"].item() == 0.5  # (1 + 0) / 2
     assert curve["recall_micro"].item() == 0.5  # 1 of 2
 
 
 def test_truth_y_true_filters_truth_rows() -> None:
-    truth = TRUTH.with_columns(y=pl.Series([1, 0, 1]))  # user 1's c is not relevant
-    curve = lp.budget_curve(CANDS, **ROLES, y_score="score", truth=truth, y_true="y", cost=COST)
+    relevant = RELEVANT.with_columns(y=pl.Series([1, 0, 1]))  # user 1's c is not relevant
+    curve = lp.budget_curve(
+        CANDS, **ROLES, y_score="score", relevant=relevant, y_true="y", cost=COST
+    )
     # user 1 {a}, user 2 {d}: pop@1 finds a: macro (1 + 0)/2 = 0.5
     assert curve.filter(source="pop", k=1)["recall_macro"].item() == 0.5
 
 
 def test_budget_by_hand() -> None:
     """Budget 1.0: only pop fits (0.1 / 0.2 for 0.25). 2.0: ann@1 (0.75). 2.1 with mixes:
-    ann@1 + pop@1 = {c, a} for user 1, {d, a} for user 2: 1.0 at 2.0 + 0.1."""
+    ann@1 + pop@1 = {c, a} for user 1, {d, a} for user 2: 1.0 at 2.0 + 0.1.
+    """
     got = lp.recall_at_budget(
-        CANDS, budget=[0.05, 1.0, 2.0, 2.1], **ROLES, y_score="score", truth=TRUTH,
+        CANDS, budget=[0.05, 1.0, 2.0, 2.1], **ROLES, y_score="score", relevant=RELEVANT,
         cost=COST, mix_ks=[1, 2],
     )  # fmt: skip
     assert got["choice"].to_list() == [None, "pop@1", "ann@1", "ann@1 + pop@1"]
@@ -152,7 +166,7 @@ def test_budget_by_hand() -> None:
     assert got["k"].struct.unnest().to_dicts()[3] == {"ann": 1, "pop": 1}
     # max: parallel calls cost the slower one
     par = lp.recall_at_budget(
-        CANDS, budget=2.0, **ROLES, y_score="score", truth=TRUTH, cost=COST,
+        CANDS, budget=2.0, **ROLES, y_score="score", relevant=RELEVANT, cost=COST,
         mix_ks=[1, 2], combine="max",
     )  # fmt: skip
     assert par["choice"].item() == "ann@1 + pop@1"
@@ -160,7 +174,7 @@ def test_budget_by_hand() -> None:
 
 
 def _brute_union(
-    frame: pl.DataFrame, truth: pl.DataFrame, sources: list[str], ks: tuple[int, ...]
+    frame: pl.DataFrame, relevant: pl.DataFrame, sources: list[str], ks: tuple[int, ...]
 ) -> tuple[float, float]:
     """Recall of the union of each source's top k (Python sets: the reference)."""
     ranked = frame.sort(["user", "source", "score", "item"], descending=[False, False, True, True])
@@ -169,7 +183,7 @@ def _brute_union(
         k = ks[sources.index(str(s))]
         tops.setdefault(u, set()).update(g["item"].to_list()[:k])
     rel: dict[Any, set[Any]] = {}
-    for u, i in truth.iter_rows():
+    for u, i in relevant.iter_rows():
         rel.setdefault(u, set()).add(i)
     found = {u: len(r & tops.get(u, set())) for u, r in rel.items()}
     macro = float(np.mean([found[u] / len(r) for u, r in rel.items()]))
@@ -189,16 +203,16 @@ def test_mixes_equal_the_brute_force_union() -> None:
             "score": rng.random(n),
         }
     ).unique(["user", "source", "item"])
-    truth = pl.DataFrame({"user": rng.integers(0, 12, 50), "item": rng.integers(0, 30, 50)})
-    truth = truth.unique()
+    relevant = pl.DataFrame({"user": rng.integers(0, 12, 50), "item": rng.integers(0, 30, 50)})
+    relevant = relevant.unique()
     grid = [1, 2, 4, 7]
     cost = {s: (lambda k, w=w: w * k) for s, w in (("a", 1.0), ("b", 10.0), ("c", 100.0))}
     # budgets that single out each combination: costs k_a + 10 k_b + 100 k_c are distinct
-    from lodestar_polars._budget import _mix_candidates, _rank, _check_roles
+    from lodestar_polars._budget import _check_roles, _mix_candidates, _rank
 
     roles = _check_roles(
         frame, by="user", item="item", source="source", y_score="score", rank=None,
-        truth=truth, y_true=None, caller="t",
+        relevant=relevant, y_true=None, caller="t",
     )  # fmt: skip
     ranked = _rank(roles, "t")
     combo, cst, macro, micro = _mix_candidates(
@@ -206,11 +220,11 @@ def test_mixes_equal_the_brute_force_union() -> None:
     )
     assert combo.shape == (5**3, 3)
     for row, m, mi in zip(combo, macro, micro, strict=True):
-        want = _brute_union(frame, truth, ranked.names, tuple(int(v) for v in row))
+        want = _brute_union(frame, relevant, ranked.names, tuple(int(v) for v in row))
         assert (m, mi) == pytest.approx(want, rel=1e-12, abs=1e-15)
     # and the public answer at a budget is the best combination that fits
     got = lp.recall_at_budget(
-        frame, budget=150.0, **ROLES, y_score="score", truth=truth, cost=cost, mix_ks=grid
+        frame, budget=150.0, **ROLES, y_score="score", relevant=relevant, cost=cost, mix_ks=grid
     )
     fits = cst <= 150.0
     assert got["recall_macro"].item() >= macro[fits].max() - 1e-15
@@ -233,8 +247,12 @@ def _scenario(seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]
     # relevant items: the popular ones are global ids, the others the user's own
     pop_rank = np.minimum(np.ceil(rng.exponential(20.0, users.size)), 10_000).astype(int)
     popular = slot < 3
-    item = np.where(popular, [f"pop{r}" for r in pop_rank], [f"u{u}_{j}" for u, j in zip(users, slot)])
-    truth = pl.DataFrame({"user": users, "item": item}).unique()
+    item = np.where(
+        popular,
+        [f"pop{r}" for r in pop_rank],
+        [f"u{u}_{j}" for u, j in zip(users, slot, strict=True)],
+    )
+    relevant = pl.DataFrame({"user": users, "item": item}).unique()
     frames = [
         pl.DataFrame(
             {
@@ -246,7 +264,7 @@ def _scenario(seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]
         )
     ]
     for name, plateau, scale in (("ann", 0.6, 300.0), ("neural", 0.9, 400.0)):
-        t = truth
+        t = relevant
         n = t.height
         reach = plateau * (1 - np.exp(-length / scale))
         found = rng.random(n) < reach
@@ -265,7 +283,12 @@ def _scenario(seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]
             }
         )
         # each list keeps its top 1000: the relevant items and the filler around them
-        lst = pl.concat([rel.select(filler.columns), filler.with_columns(pl.col("user").cast(rel["user"].dtype))])
+        lst = pl.concat(
+            [
+                rel.select(filler.columns),
+                filler.with_columns(pl.col("user").cast(rel["user"].dtype)),
+            ]
+        )
         lst = lst.sort("score", descending=True).group_by("user", maintain_order=True).head(length)
         frames.append(lst.select("user", "source", "item", "score"))
     frame = pl.concat([f.with_columns(pl.col("user").cast(pl.Int64)) for f in frames])
@@ -274,13 +297,13 @@ def _scenario(seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]
         "ann": lambda k: 2.0 + 0.01 * k,
         "neural": lambda k: 8.0 + 0.02 * k,
     }
-    return frame, truth.with_columns(pl.col("user").cast(pl.Int64)), cost
+    return frame, relevant.with_columns(pl.col("user").cast(pl.Int64)), cost
 
 
 def test_the_seeds_story() -> None:
     """At 3 ms the popular top wins; by 20 ms the winner changes twice (popular, ann, neural)."""
-    frame, truth, cost = _scenario()
-    curve = lp.budget_curve(frame, **ROLES, y_score="score", truth=truth, cost=cost)
+    frame, relevant, cost = _scenario()
+    curve = lp.budget_curve(frame, **ROLES, y_score="score", relevant=relevant, cost=cost)
     # the shapes: popular gathers quickly and plateaus, the others grow slower but higher
     at = {
         (s, k): curve.filter(source=s, k=k)["recall_macro"].item()
@@ -291,7 +314,9 @@ def test_the_seeds_story() -> None:
     assert at[("popular", 50)] > 0.8 * at[("popular", 200)]  # most of it by 50
     assert at[("ann", 50)] < at[("popular", 50)] < at[("ann", 1000)] < at[("neural", 1000)]
     budgets = [3.0 + 0.25 * i for i in range(69)]  # 3 ms to 20 ms
-    best = lp.recall_at_budget(frame, budget=budgets, **ROLES, y_score="score", truth=truth, cost=cost)
+    best = lp.recall_at_budget(
+        frame, budget=budgets, **ROLES, y_score="score", relevant=relevant, cost=cost
+    )
     winner = [c.split("@")[0] for c in best["choice"].to_list()]
     assert winner[0] == "popular"
     changes = [i for i in range(1, len(winner)) if winner[i] != winner[i - 1]]
@@ -299,7 +324,8 @@ def test_the_seeds_story() -> None:
     assert len(changes) == 2
     # at 3 ms the others return too few candidates: ann affords 100, neural nothing
     three = best.row(0, named=True)
-    assert three["k"]["ann"] == 0 and three["k"]["neural"] == 0
+    assert three["k"]["ann"] == 0
+    assert three["k"]["neural"] == 0
     ann_100 = curve.filter(source="ann", k=100)["recall_macro"].item()
     assert three["recall_macro"] > ann_100
     assert curve.filter((pl.col("source") == "neural") & (pl.col("cost") <= 3.0)).height == 0
@@ -310,7 +336,7 @@ def test_the_seeds_story() -> None:
         assert front.filter(source=src, k=int(k)).height == 1
     # "the time saved buys you another source": with mixes, at 20 ms a mix beats neural alone
     mixed = lp.recall_at_budget(
-        frame, budget=20.0, **ROLES, y_score="score", truth=truth, cost=cost,
+        frame, budget=20.0, **ROLES, y_score="score", relevant=relevant, cost=cost,
         mix_ks=[10, 20, 50, 100, 200, 300, 400, 500, 600, 700, 800, 1000],
     )  # fmt: skip
     assert "+" in mixed["choice"].item()
@@ -319,9 +345,11 @@ def test_the_seeds_story() -> None:
 
 
 def test_lazy_in_lazy_out() -> None:
-    lazy = lp.budget_curve(CANDS.lazy(), **ROLES, y_score="score", truth=TRUTH, cost=COST)
+    lazy = lp.budget_curve(CANDS.lazy(), **ROLES, y_score="score", relevant=RELEVANT, cost=COST)
     assert isinstance(lazy, pl.LazyFrame)
-    assert lazy.collect().equals(lp.budget_curve(CANDS, **ROLES, y_score="score", truth=TRUTH, cost=COST))
+    assert lazy.collect().equals(
+        lp.budget_curve(CANDS, **ROLES, y_score="score", relevant=RELEVANT, cost=COST)
+    )
 
 
 @pytest.mark.parametrize(
@@ -329,7 +357,7 @@ def test_lazy_in_lazy_out() -> None:
     [
         ({"y_score": None}, "exactly one of them"),
         ({"rank": "score"}, "exactly one of them"),
-        ({"truth": None}, "Got neither"),
+        ({"relevant": None}, "Got neither"),
         ({"cost": {"pop": {1: 0.1}}}, r"lacks \['ann'\]"),
         ({"cost": {**COST, "neural": {1: 1.0}}}, r"names \['neural'\], not a source"),
         ({"cost": {"pop": {0: 0.1}, "ann": COST["ann"]}}, "distinct ints k >= 1"),
@@ -339,11 +367,11 @@ def test_lazy_in_lazy_out() -> None:
         ({"cost": {"pop": lambda k: -k, "ann": COST["ann"]}}, "finite costs >= 0"),
         ({"cost": "cheap"}, "non-empty mapping"),
         ({"average": "weighted"}, "'average'"),
-        ({"truth": pl.DataFrame({"item": ["a"]})}, "lacks"),
+        ({"relevant": pl.DataFrame({"item": ["a"]})}, "lacks"),
     ],
 )
 def test_refusals(kwargs: dict[str, Any], match: str) -> None:
-    base: dict[str, Any] = {"y_score": "score", "truth": TRUTH, "cost": COST}
+    base: dict[str, Any] = {"y_score": "score", "relevant": RELEVANT, "cost": COST}
     with pytest.raises(lp.InvalidParameterError, match=match):
         lp.budget_curve(CANDS, **ROLES, **{**base, **kwargs})
 
@@ -351,30 +379,32 @@ def test_refusals(kwargs: dict[str, Any], match: str) -> None:
 def test_data_refusals() -> None:
     twice = pl.concat([CANDS, CANDS.head(1)])
     with pytest.raises(ValueError, match="listed twice by one source"):
-        lp.budget_curve(twice, **ROLES, y_score="score", truth=TRUTH, cost=COST)
+        lp.budget_curve(twice, **ROLES, y_score="score", relevant=RELEVANT, cost=COST)
     tied = CANDS.with_columns(rank=pl.lit(1))
     with pytest.raises(ValueError, match="share a rank"):
-        lp.budget_curve(tied, **ROLES, rank="rank", truth=TRUTH, cost=COST)
+        lp.budget_curve(tied, **ROLES, rank="rank", relevant=RELEVANT, cost=COST)
     zero = CANDS.with_columns(rank=pl.lit(0))
     with pytest.raises(ValueError, match="rank must be >= 1"):
-        lp.budget_curve(zero, **ROLES, rank="rank", truth=TRUTH, cost=COST)
+        lp.budget_curve(zero, **ROLES, rank="rank", relevant=RELEVANT, cost=COST)
     nan = CANDS.with_columns(score=pl.lit(float("nan")))
     with pytest.raises(ValueError, match="null or NaN"):
-        lp.budget_curve(nan, **ROLES, y_score="score", truth=TRUTH, cost=COST)
+        lp.budget_curve(nan, **ROLES, y_score="score", relevant=RELEVANT, cost=COST)
     with pytest.raises(ValueError, match="no query has a relevant item"):
-        lp.budget_curve(CANDS, **ROLES, y_score="score", truth=TRUTH.head(0), cost=COST)
+        lp.budget_curve(CANDS, **ROLES, y_score="score", relevant=RELEVANT.head(0), cost=COST)
 
 
 def test_budget_refusals() -> None:
-    base: dict[str, Any] = {**ROLES, "y_score": "score", "truth": TRUTH, "cost": COST}
-    for budget in (-1.0, [], "3ms", float("nan"), True):
+    base: dict[str, Any] = {**ROLES, "y_score": "score", "relevant": RELEVANT, "cost": COST}
+    budgets: list[Any] = [-1.0, [], "3ms", float("nan"), True]
+    for budget in budgets:
         with pytest.raises(lp.InvalidParameterError, match="'budget'"):
             lp.recall_at_budget(CANDS, budget=budget, **base)
-    for grid in ([0], [], [1.5], "10"):
+    grids: list[Any] = [[0], [], [1.5], "10"]
+    for grid in grids:
         with pytest.raises(lp.InvalidParameterError, match="'mix_ks'"):
             lp.recall_at_budget(CANDS, budget=1.0, mix_ks=grid, **base)
     with pytest.raises(lp.InvalidParameterError, match="'combine'"):
-        lp.recall_at_budget(CANDS, budget=1.0, combine="mean", **base)
+        lp.recall_at_budget(CANDS, budget=1.0, combine="mean", **base)  # type: ignore[arg-type]
     many = {**base, "cost": {"pop": lambda k: k, "ann": lambda k: k}}
     from lodestar_polars import _budget
 

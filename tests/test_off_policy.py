@@ -1,6 +1,7 @@
 """lp.off_policy: IPS, SNIPS, DM, DR, SNDR, clipped, per position, with bootstrap intervals.
 
-References:
+The references:
+
 - hand arithmetic written out below;
 - Open Bandit Pipeline 0.5.7's estimators, frozen in corpus/off_policy_obp.json by
   corpus/off_policy_obp.py (obp does not install on this Python: the script runs obp's own
@@ -78,7 +79,8 @@ def test_by_hand() -> None:
 
 def test_by_hand_per_position() -> None:
     """Positions 1 (rows 0, 2) and 2 (rows 1, 3): ips_1 = (2 + 2) / 2 = 2, ips_2 = 0; the
-    slate's total (position null) is their sum, 2."""
+    slate's total (position null) is their sum, 2.
+    """
     log = TINY.with_columns(pos=pl.Series([1, 2, 1, 2]))
     got = lp.off_policy(log, **ROLES, position="pos", estimators=["ips", "snips"], n_resamples=None)
     ips = got.filter(estimator="ips")
@@ -102,13 +104,14 @@ def _corpus() -> dict[str, Any]:
 
 
 def _obp_key(row: dict[str, Any]) -> str:
-    return row["estimator"] + ("" if row["clip"] is None else f"@{row['clip']:g}")
+    return str(row["estimator"]) + ("" if row["clip"] is None else f"@{row['clip']:g}")
 
 
 def test_equals_open_bandit_pipeline() -> None:
     """obp's InverseProbabilityWeighting (lambda_ 2), SelfNormalizedInverseProbabilityWeighting,
     DirectMethod, DoublyRobust (lambda_ 2) and SelfNormalizedDoublyRobust, on the log, and
-    on the rows of each position (obp's per-position value)."""
+    on the rows of each position (obp's per-position value).
+    """
     data = _corpus()
     log = pl.DataFrame(data["log"])
     roles: dict[str, Any] = {
@@ -172,7 +175,8 @@ def _random_log(seed: int, n: int = 150) -> pl.DataFrame:
 
 def test_intervals_equal_scipy_bootstrap() -> None:
     """Rows resampled (no by): ips and snips are scipy's paired percentile bootstrap of
-    sum(a) / sum(b) with (a, b) = (w r, 1) and (w r, w)."""
+    sum(a) / sum(b) with (a, b) = (w r, 1) and (w r, w).
+    """
     stats = pytest.importorskip("scipy.stats")
     log = _random_log(1)
     got = lp.off_policy(
@@ -204,7 +208,8 @@ def test_intervals_equal_scipy_bootstrap() -> None:
 def test_clustered_per_position_intervals_equal_scipy() -> None:
     """by=session resamples sessions whole; the slate's total sums the positions' ratios in
     each resample: scipy's bootstrap of sum_p sum(w r [pos = p]) / sum([pos = p]) over
-    per-session sums."""
+    per-session sums.
+    """
     stats = pytest.importorskip("scipy.stats")
     log = _random_log(2)
     got = lp.off_policy(
@@ -313,7 +318,9 @@ def test_option_refusals(kwargs: dict[str, Any], match: str) -> None:
     ],
 )
 def test_data_refusals(column: str, value: Any, match: str) -> None:
-    bad = TINY.with_columns(pl.when(pl.int_range(pl.len()) == 2).then(value).otherwise(pl.col(column)).alias(column))
+    bad = TINY.with_columns(
+        pl.when(pl.int_range(pl.len()) == 2).then(value).otherwise(pl.col(column)).alias(column)
+    )
     with pytest.raises(ValueError, match=match):
         lp.off_policy(bad, **ROLES)
 
