@@ -9,8 +9,9 @@ mix of sources) a budget buys.
 Definitions (every public function here uses them):
 
 - A source's list for a query is its candidates ranked by ``y_score`` descending, ties broken
-  by ``item`` descending (trec_eval's order; a list cut at K takes a side in a tie, it is not
-  averaged), or by a given ``rank`` (1 first).
+  by ``item`` ascending (the list :func:`lodestar_polars.top_k` serves: a list cut at K takes
+  a side in a tie, it is not averaged), or by a given ``rank`` (1 first; the ranks need not
+  run 1..n, so a frame may hold only the relevant items at their ranks in the full lists).
 - The relevant items of a query are its rows of ``relevant`` (with ``y_true > 0`` where ``relevant``
   has the ``y_true`` column), or, without ``relevant``, the distinct items of the query with
   ``y_true > 0`` in any source's list. A query with no relevant item is left out (its recall
@@ -305,7 +306,7 @@ def _rank(roles: dict[str, Any], caller: str) -> _Ranked:
         if not df[_RANK].dtype.is_numeric():
             msg = f"{caller}: y_score must be numeric; its type is {df[_RANK].dtype}."
             raise ValueError(msg)
-        df = df.sort([*group, _RANK, item_name], descending=[False] * len(group) + [True, True])
+        df = df.sort([*group, _RANK, item_name], descending=[False] * len(group) + [True, False])
         df = df.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(group).alias(_RANK))
     # the relevant pairs
     if roles["relevant"] is not None:
@@ -467,7 +468,8 @@ def budget_curve(
         curve), or a callable taking the NumPy array of every K and returning their costs.
     y_score, rank : str or Expr, optional
         Exactly one: the score ranking each list (descending, ties by ``item``
-        descending), or the rank (an int, 1 first).
+        ascending, as :func:`lodestar_polars.top_k`), or the rank (an int, 1 first;
+        the K-th candidate is the one of rank K, so the frame may list only some items).
     relevant : DataFrame or LazyFrame, optional
         The relevant ``(by, item)`` rows (with ``y_true`` > 0 where it has that column).
         Without it, the relevant items are the frame's rows with ``y_true`` > 0.

@@ -16,7 +16,9 @@ the numbers the metrics report.
 * :func:`calibration_diagram` -- the fraction of positives against the mean
   probability per bin (:func:`lodestar_polars.calibration_curve`);
 * :func:`comparison_chart` -- a compare table's differences to the baseline
-  with their confidence intervals, significant ones marked.
+  with their confidence intervals, significant ones marked;
+* :func:`budget_curve` -- recall against cost per candidate source, the Pareto front and
+  what each budget buys (:func:`lodestar_polars.budget_curve`; in ``_plot_budget.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import polars as pl
 from lodestar_polars._calibration import calibration_curve
 from lodestar_polars._core.calibration import binary_clf_counts
 from lodestar_polars._deprecation import RENAMED_IN, renamed
+from lodestar_polars._plot_budget import budget_curve
 from lodestar_polars._validation import BinStrategy, check_frame, check_option
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -45,6 +48,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 __all__ = [
+    "budget_curve",
     "calibration_diagram",
     "comparison_chart",
     "metric_at_k",

@@ -107,8 +107,8 @@ def test_rank_and_y_true_paths_agree() -> None:
     assert by_label.equals(by_score)  # every relevant item is listed by some source here
 
 
-def test_ties_are_broken_by_item_descending() -> None:
-    """Tied scores: the larger item id first (trec_eval's order)."""
+def test_ties_are_broken_by_item_ascending() -> None:
+    """Tied scores: the smaller item first, the list lp.top_k serves."""
     frame = pl.DataFrame(
         {"user": [1, 1], "source": ["s", "s"], "item": ["a", "b"], "score": [0.5, 0.5]}
     )
@@ -116,7 +116,9 @@ def test_ties_are_broken_by_item_descending() -> None:
     curve = lp.budget_curve(
         frame, **ROLES, y_score="score", relevant=relevant, cost={"s": {1: 1, 2: 2}}
     )
-    assert curve["recall_macro"].to_list() == [1.0, 1.0]
+    assert curve["recall_macro"].to_list() == [0.0, 1.0]  # a first, then b
+    served = lp.top_k(frame, 1, by="user", item="item", y_score="score")
+    assert served["item"].to_list() == ["a"]
 
 
 def test_cost_table_is_interpolated_and_bounded() -> None:
@@ -176,12 +178,12 @@ def test_budget_by_hand() -> None:
 def _brute_union(
     frame: pl.DataFrame, relevant: pl.DataFrame, sources: list[str], ks: tuple[int, ...]
 ) -> tuple[float, float]:
-    """Recall of the union of each source's top k (Python sets: the reference)."""
-    ranked = frame.sort(["user", "source", "score", "item"], descending=[False, False, True, True])
+    """Recall of the union of each source's top k: lp.top_k's lists, Python sets."""
+    ranked = lp.top_k(frame, 10**6, by=["user", "source"], item="item", y_score="score")
     tops: dict[Any, set[Any]] = {}
-    for (u, s), g in ranked.group_by(["user", "source"], maintain_order=True):
-        k = ks[sources.index(str(s))]
-        tops.setdefault(u, set()).update(g["item"].to_list()[:k])
+    for u, s, i, r in ranked.select("user", "source", "item", "rank").iter_rows():
+        if r <= ks[sources.index(str(s))]:
+            tops.setdefault(u, set()).add(i)
     rel: dict[Any, set[Any]] = {}
     for u, i in relevant.iter_rows():
         rel.setdefault(u, set()).add(i)
@@ -200,7 +202,7 @@ def test_mixes_equal_the_brute_force_union() -> None:
             "user": rng.integers(0, 12, n),
             "source": rng.choice(["a", "b", "c"], n),
             "item": rng.integers(0, 30, n),
-            "score": rng.random(n),
+            "score": rng.integers(0, 6, n).astype(float),  # many ties: lp.top_k's order
         }
     ).unique(["user", "source", "item"])
     relevant = pl.DataFrame({"user": rng.integers(0, 12, 50), "item": rng.integers(0, 30, 50)})
