@@ -210,7 +210,7 @@ def test_mixes_equal_the_brute_force_union() -> None:
     grid = [1, 2, 4, 7]
     cost = {s: (lambda k, w=w: w * k) for s, w in (("a", 1.0), ("b", 10.0), ("c", 100.0))}
     # budgets that single out each combination: costs k_a + 10 k_b + 100 k_c are distinct
-    from lodestar_polars._budget import _check_roles, _mix_candidates, _rank
+    from lodestar_polars._budget.budget import _check_roles, _mix_candidates, _rank
 
     roles = _check_roles(
         frame, by="user", item="item", source="source", y_score="score", rank=None,
@@ -408,7 +408,7 @@ def test_budget_refusals() -> None:
     with pytest.raises(lp.InvalidParameterError, match="'combine'"):
         lp.recall_at_budget(CANDS, budget=1.0, combine="mean", **base)  # type: ignore[arg-type]
     many = {**base, "cost": {"pop": lambda k: k, "ann": lambda k: k}}
-    from lodestar_polars import _budget
+    from lodestar_polars._budget import budget as _budget
 
     old = _budget.MAX_COMBINATIONS
     _budget.MAX_COMBINATIONS = 5

@@ -36,7 +36,7 @@ there, not on the rest of the slate), and the slate's total is the sum of the po
 estimates: obp's ``SlateIndependentIPS`` when each slate has each position once.
 
 Intervals: the percentile bootstrap of the package's report
-(:func:`lodestar_polars._report.bootstrap_means`, the resamples of
+(:func:`lodestar_polars._report.ranking_report.bootstrap_means`, the resamples of
 ``scipy.stats.bootstrap``), resampling the ``by`` groups (slates, sessions, users) whole, or
 the rows without ``by``; each resample recomputes every ratio (a self-normalised estimate is
 renormalised within the resample, where obp bootstraps its rows' normalised terms).
@@ -52,9 +52,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-
-from lodestar_polars._report import _interval, bootstrap_means
-from lodestar_polars._validation import (
+from lodestar_polars._base.validation import (
     check_column,
     check_columns,
     check_frame,
@@ -64,6 +62,8 @@ from lodestar_polars._validation import (
     names_of,
     select_roles,
 )
+from lodestar_polars._report.ranking_report import _interval, bootstrap_means
+
 from lodestar_polars.exceptions import InvalidParameterError
 
 FloatArray = npt.NDArray[np.float64]

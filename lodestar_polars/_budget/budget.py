@@ -45,8 +45,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 import polars as pl
-
-from lodestar_polars._validation import (
+from lodestar_polars._base.validation import (
     check_column,
     check_columns,
     check_frame,
@@ -55,6 +54,7 @@ from lodestar_polars._validation import (
     names_of,
     select_roles,
 )
+
 from lodestar_polars.exceptions import InvalidParameterError
 
 FloatArray = npt.NDArray[np.float64]

@@ -32,17 +32,17 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import numpy as np
 import polars as pl
 
-from lodestar_polars._calibration import calibration_curve
+from lodestar_polars._base.deprecation import RENAMED_IN, renamed
+from lodestar_polars._base.validation import BinStrategy, check_frame, check_option
 from lodestar_polars._core.calibration import binary_clf_counts
-from lodestar_polars._deprecation import RENAMED_IN, renamed
-from lodestar_polars._plot_budget import budget_curve
-from lodestar_polars._validation import BinStrategy, check_frame, check_option
+from lodestar_polars._metrics.calibration import calibration_curve
 from lodestar_polars.exceptions import InvalidParameterError
+from lodestar_polars.plot._budget import budget_curve
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from lodestar_polars._compare import Comparison
+    from lodestar_polars._compare.compare import Comparison
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -648,7 +648,7 @@ def comparison_chart(
     >>> figure.legends[0].get_texts()[0].get_text()  # ndcg@10: b wins; brier: b loses
     'significantly better than the baseline'
     """
-    from lodestar_polars._compare import Comparison, _metric_names  # noqa: PLC0415
+    from lodestar_polars._compare.compare import Comparison, _metric_names  # noqa: PLC0415
     from lodestar_polars._registry import direction  # noqa: PLC0415
 
     directions: dict[str, str | None] = {}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from lodestar_polars._validation import check_bool, check_option
+from lodestar_polars._base.validation import check_bool, check_option
 from lodestar_polars.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def budget_curve(
     >>> figure.axes[0].get_xlabel()
     'cost'
     """
-    from lodestar_polars._budget import pareto_mask  # noqa: PLC0415
+    from lodestar_polars._budget.budget import pareto_mask  # noqa: PLC0415
     from lodestar_polars.plot import _figure, _require  # noqa: PLC0415
 
     caller = "plot.budget_curve"
