@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
+from lodestar_polars._budget.budget import budget_curve, recall_at_budget
 from lodestar_polars._compare.compare import Comparison, compare
 from lodestar_polars._compare.summarize import summarize
 from lodestar_polars._evaluate.evaluate import Progress, evaluate
@@ -42,6 +43,7 @@ from lodestar_polars._metrics.trec_measures import (
     inferred_average_precision,
     interpolated_precision,
 )
+from lodestar_polars._off_policy.off_policy import off_policy
 from lodestar_polars._report.comparability import (
     ComparabilityState,
     fit_comparability,
@@ -71,6 +73,7 @@ __all__ = [
     "average_precision_at_k",
     "bpref",
     "brier_score",
+    "budget_curve",
     "calibration_curve",
     "compare",
     "coverage_error",
@@ -86,10 +89,12 @@ __all__ = [
     "label_ranking_loss",
     "log_loss",
     "ndcg",
+    "off_policy",
     "precision",
     "r_precision",
     "ranking_report",
     "recall",
+    "recall_at_budget",
     "reciprocal_rank",
     "report_html",
     "roc_auc",

@@ -22,6 +22,9 @@ PAGES = {
     "report_html": DOCS / "report_html.md",
     "compare": DOCS / "compare.md",
     "summarize": DOCS / "summarize.md",
+    "budget_curve": DOCS / "budget.md",
+    "recall_at_budget": DOCS / "budget.md",
+    "off_policy": DOCS / "off-policy.md",
 }
 CLASS_PAGES = {
     "UndefinedMetricWarning": DOCS / "arrays.md",

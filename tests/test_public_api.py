@@ -169,6 +169,11 @@ PER_QUERY = pl.DataFrame(
     }
 )
 STATE = lp.fit_comparability(LOG, by="user", item="item", y_score="s", y_true="y")
+#: candidates of two sources (lp.budget_curve, lp.recall_at_budget) and a log with the
+#: logging and the new policy's propensities (lp.off_policy)
+SOURCES = LOG.with_columns(src=pl.Series(["a", "b"] * 6))
+SOURCE_COST = {"a": lambda k: 1.0 * k, "b": lambda k: 2.0 * k}
+PROPENSITIES = LOG.with_columns(p_log=pl.lit(0.5), p_new=pl.col("s"))
 
 
 class _Case:
@@ -339,6 +344,76 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "shrinkage": "yes",
             "shrinkage_strength": -1,
             "percentile": "yes",
+        },
+        None,
+    ),
+    "budget_curve": _Case(
+        SOURCES,
+        {
+            "by": "user",
+            "item": "item",
+            "source": "src",
+            "y_score": "s",
+            "y_true": "y",
+            "cost": SOURCE_COST,
+        },
+        {
+            "by": NOT_A_COLUMN,
+            "item": NOT_A_COLUMN,
+            "source": NOT_A_COLUMN,
+            "cost": "cheap",
+            "y_score": NOT_A_COLUMN,
+            "rank": NOT_A_COLUMN,
+            "relevant": "relevant.parquet",
+            "y_true": NOT_A_COLUMN,
+            "average": "weighted",
+        },
+        None,
+    ),
+    "recall_at_budget": _Case(
+        SOURCES,
+        {
+            "budget": [1.0, 3.0],
+            "by": "user",
+            "item": "item",
+            "source": "src",
+            "y_score": "s",
+            "y_true": "y",
+            "cost": SOURCE_COST,
+            "mix_ks": [1, 2],
+        },
+        {
+            "budget": -1.0,
+            "by": NOT_A_COLUMN,
+            "item": NOT_A_COLUMN,
+            "source": NOT_A_COLUMN,
+            "cost": "cheap",
+            "y_score": NOT_A_COLUMN,
+            "rank": NOT_A_COLUMN,
+            "relevant": "relevant.parquet",
+            "y_true": NOT_A_COLUMN,
+            "average": "weighted",
+            "mix_ks": [0],
+            "combine": "mean",
+        },
+        None,
+    ),
+    "off_policy": _Case(
+        PROPENSITIES,
+        {"y_true": "y", "propensity": "p_log", "target": "p_new", "by": "user", "n_resamples": 20},
+        {
+            "y_true": NOT_A_COLUMN,
+            "propensity": NOT_A_COLUMN,
+            "target": NOT_A_COLUMN,
+            "reward_model": NOT_A_COLUMN,
+            "reward_model_target": NOT_A_COLUMN,
+            "position": NOT_A_COLUMN,
+            "by": NOT_A_COLUMN,
+            "clip": -1.0,
+            "estimators": ["nope"],
+            "n_resamples": 0,
+            "confidence_level": 1.5,
+            "seed": -1,
         },
         None,
     ),

@@ -16,7 +16,9 @@ the numbers the metrics report.
 * :func:`calibration_diagram` -- the fraction of positives against the mean
   probability per bin (:func:`lodestar_polars.calibration_curve`);
 * :func:`comparison_chart` -- a compare table's differences to the baseline
-  with their confidence intervals, significant ones marked.
+  with their confidence intervals, significant ones marked;
+* :func:`budget_curve` -- recall against cost per candidate source, the Pareto front and
+  what each budget buys (:func:`lodestar_polars.budget_curve`; in ``_plot_budget.py``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from lodestar_polars._base.validation import (
 from lodestar_polars._core.calibration import binary_clf_counts
 from lodestar_polars._metrics.calibration import calibration_curve
 from lodestar_polars.exceptions import InvalidParameterError
+from lodestar_polars.plot._budget import budget_curve
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -51,6 +54,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 __all__ = [
+    "budget_curve",
     "calibration_diagram",
     "comparison_chart",
     "metric_at_k",
