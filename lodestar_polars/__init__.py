@@ -26,6 +26,7 @@ from lodestar_polars._comparability import (
 from lodestar_polars._compare import Comparison, compare
 from lodestar_polars._dcg import dcg, ndcg
 from lodestar_polars._evaluate import Progress, evaluate
+from lodestar_polars._fusion import fuse, optimize_fusion
 from lodestar_polars._ir import (
     average_precision_at_k,
     hit_rate,
@@ -72,12 +73,14 @@ __all__ = [
     "evaluate",
     "expected_calibration_error",
     "fit_comparability",
+    "fuse",
     "group_auc",
     "hit_rate",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "log_loss",
     "ndcg",
+    "optimize_fusion",
     "precision",
     "r_precision",
     "ranking_report",
