@@ -204,7 +204,9 @@ class _Input:
         item_expr = check_column(item, "item", caller)
         score_expr = check_column(y_score, "y_score", caller)
         run_expr = check_column(run, "run", caller)
-        assert item_expr is not None and score_expr is not None and run_expr is not None
+        assert item_expr is not None
+        assert score_expr is not None
+        assert run_expr is not None
         self.keys: list[str] = names_of(by_exprs)
         [self.item, self.score, self.run] = names_of([item_expr, score_expr, run_expr])
         roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
@@ -230,9 +232,7 @@ class _Input:
             source, self.lazy = check_frame(runs, "runs", caller)
             schema = select_roles(source, {**roles, "run": [run_expr]}, "runs", caller)
             check_score_dtype(schema, self.score, caller)
-            self.frame = source.select(
-                *by_exprs, item_expr, score_expr.cast(pl.Float64), run_expr
-            )
+            self.frame = source.select(*by_exprs, item_expr, score_expr.cast(pl.Float64), run_expr)
         clash = [c for c in (self.item, self.score, self.run) if c in self.keys]
         if len({*self.keys, self.item, self.score, self.run}) != len(self.keys) + 3 or clash:
             msg = (
@@ -340,7 +340,8 @@ def _with_weights(frame: pl.LazyFrame, weights: list[float] | None) -> pl.LazyFr
     if weights is None:
         return frame.with_columns(pl.lit(1.0).alias(_W))
     return frame.with_columns(
-        pl.col(_R).replace_strict(list(range(len(weights))), weights, return_dtype=pl.Float64)
+        pl.col(_R)
+        .replace_strict(list(range(len(weights))), weights, return_dtype=pl.Float64)
         .alias(_W)
     )
 
@@ -368,8 +369,8 @@ def _fused(
             .then(n - pos)
             .otherwise((n - pl.col(_LEN).cast(pl.Float64) + 1.0) / 2.0)
         )
-        value = (pl.col(_W) * points if method == "w_bordafuse" else points).sum()
-        return grid.group_by([*keys, item]).agg(value.alias(_S), pl.col(_FIRST).first())
+        total = (pl.col(_W) * points if method == "w_bordafuse" else points).sum()
+        return grid.group_by([*keys, item]).agg(total.alias(_S), pl.col(_FIRST).first())
     first = (pl.col(_R).cast(pl.UInt64) * 2**32 + pl.col(_POS).cast(pl.UInt64)).min()
     if norm == "borda":
         grid = _grid(frame, keys, item, n_runs)
@@ -453,8 +454,11 @@ def _condorcet(
         .join(cand.select(*keys, pl.col(item).alias(y)), on=keys)
         .filter(pl.col(x) != pl.col(y))
         .join(present.rename({item: x, _POS: "px"}), on=[*keys, x])
-        .join(present.select(*keys, pl.col(item).alias(y), _R, pl.col(_POS).alias("py")),
-              on=[*keys, y, _R], how="left")
+        .join(
+            present.select(*keys, pl.col(item).alias(y), _R, pl.col(_POS).alias("py")),
+            on=[*keys, y, _R],
+            how="left",
+        )
     )
     vote = pl.col("py").is_null() | (pl.col("px") < pl.col("py"))
     if weights is None:
@@ -469,9 +473,7 @@ def _condorcet(
         cand.join(wins.rename({x: item}), on=[*keys, item], how="left")
         .with_columns(pl.col("wins").fill_null(0))
         .sort([*keys, "wins", _FIRST], descending=[False] * len(keys) + [True, False])
-        .with_columns(
-            (pl.col(_N) - pl.int_range(pl.len()).over(keys)).cast(pl.Float64).alias(_S)
-        )
+        .with_columns((pl.col(_N) - pl.int_range(pl.len()).over(keys)).cast(pl.Float64).alias(_S))
     )
     return ranked.select(*keys, item, _S, _FIRST)
 
@@ -720,7 +722,10 @@ def optimize_fusion(
     ...     qrels, runs, method="wsum", metric="mrr", by="query", item="doc",
     ...     y_score="score", y_true="rel",
     ... )
-    {'weights': {'a': 0.0, 'b': 1.0}}
+    {'weights': {'a': 0.4, 'b': 0.6}}
+
+    After min-max, d3 scores ``w_b`` and d1 ``w_a``: d3 is first whenever ``w_b > 0.5``;
+    of those trials, ranx's rule keeps the last one tried, (0.4, 0.6).
     """
     from lodestar_polars._evaluate import evaluate
     from lodestar_polars._registry import resolve, unknown_metric_message
@@ -734,9 +739,11 @@ def optimize_fusion(
         )
         raise InvalidParameterError(msg)
     norm_name = _check_norm(norm, name, caller)
-    if not isinstance(metric, str) or resolve(metric) is None:
+    resolved = resolve(metric) if isinstance(metric, str) else None
+    if resolved is None:
         msg = f"The 'metric' parameter of {caller}: {unknown_metric_message(metric)}"
         raise InvalidParameterError(msg)
+    judged_roles: dict[str, str] = {}
     if step is not None:
         value = check_real(step, "step", caller, allow_none=False)
         assert value is not None
@@ -760,6 +767,10 @@ def optimize_fusion(
         (pl.col(rel) > 0).sum().alias(f"{_P}nrel"), pl.col(rel).alias(f"{_P}judged")
     )
     n_queries = per_query.height
+    if resolved.spec.judged:
+        judged_roles["n_relevant"] = f"{_P}nrel"
+    if resolved.spec.judged_ideal:
+        judged_roles["judged"] = f"{_P}judged"
     prepared = _prepared(data).collect().lazy()
     if name in WEIGHTED:
         label = "weights"
@@ -791,16 +802,15 @@ def optimize_fusion(
             .with_columns(pl.col(rel).fill_null(0))
             .join(per_query, on=keys, how="inner", maintain_order="left")
         )
-        scores = evaluate(
+        scores = evaluate(  # type: ignore[call-overload]
             frame,
             [metric],
             by=keys,
             y_true=rel,
             y_score=data.score,
             ties="input",
-            n_relevant=f"{_P}nrel",
-            judged=f"{_P}judged",
             strict=False,
+            **judged_roles,
         )
         score = float(scores[metric].fill_null(0.0).sum()) / n_queries if n_queries else 0.0
         if score >= best_score:

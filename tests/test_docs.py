@@ -22,6 +22,8 @@ PAGES = {
     "report_html": DOCS / "report_html.md",
     "compare": DOCS / "compare.md",
     "summarize": DOCS / "summarize.md",
+    "fuse": DOCS / "fusion.md",
+    "optimize_fusion": DOCS / "fusion.md",
 }
 CLASS_PAGES = {
     "UndefinedMetricWarning": DOCS / "arrays.md",
