@@ -10,7 +10,11 @@
 from __future__ import annotations
 
 from lodestar_polars import arrays, trec
-from lodestar_polars._calibration import (
+from lodestar_polars._compare.compare import Comparison, compare
+from lodestar_polars._compare.summarize import summarize
+from lodestar_polars._evaluate.evaluate import Progress, evaluate
+from lodestar_polars._fusion.fusion import fuse, optimize_fusion
+from lodestar_polars._metrics.calibration import (
     brier_score,
     calibration_curve,
     expected_calibration_error,
@@ -18,34 +22,30 @@ from lodestar_polars._calibration import (
     log_loss,
     roc_auc,
 )
-from lodestar_polars._comparability import (
-    ComparabilityState,
-    fit_comparability,
-    transform_for_objective,
-)
-from lodestar_polars._compare import Comparison, compare
-from lodestar_polars._dcg import dcg, ndcg
-from lodestar_polars._evaluate import Progress, evaluate
-from lodestar_polars._fusion import fuse, optimize_fusion
-from lodestar_polars._ir import (
+from lodestar_polars._metrics.dcg import dcg, ndcg
+from lodestar_polars._metrics.ir import (
     average_precision_at_k,
     hit_rate,
     precision,
     r_precision,
     recall,
 )
-from lodestar_polars._label_ranking import (
+from lodestar_polars._metrics.label_ranking import (
     average_precision,
     coverage_error,
     label_ranking_average_precision,
     label_ranking_loss,
 )
-from lodestar_polars._reciprocal_rank import reciprocal_rank
-from lodestar_polars._report import RankingReport, ranking_report
-from lodestar_polars._report_html import report_html
-from lodestar_polars._serving import top_k
-from lodestar_polars._summarize import summarize
-from lodestar_polars._top_k import top_k_accuracy
+from lodestar_polars._metrics.reciprocal_rank import reciprocal_rank
+from lodestar_polars._metrics.top_k_accuracy import top_k_accuracy
+from lodestar_polars._report.comparability import (
+    ComparabilityState,
+    fit_comparability,
+    transform_for_objective,
+)
+from lodestar_polars._report.html import report_html
+from lodestar_polars._report.ranking_report import RankingReport, ranking_report
+from lodestar_polars._report.serving import top_k
 from lodestar_polars.exceptions import (
     InvalidParameterError,
     RefusedGroupError,

@@ -4,7 +4,7 @@ As scikit-learn's ``test_public_functions`` walks its public functions, this wal
 ``lodestar_polars.__all__`` and checks, for each function:
 
 (a) no parameter carries an old role name: the old names live only in the one
-    deprecation decorator's ``__renamed__`` (``lodestar_polars._deprecation``);
+    deprecation decorator's ``__renamed__`` (``lodestar_polars._base.deprecation``);
 (b) every option is keyword-only after the data and the column roles;
 (c) for the functions that take a frame, a bad value of every option raises
     :class:`lodestar_polars.InvalidParameterError`, and a ``LazyFrame`` in gives a
@@ -92,7 +92,7 @@ def test_no_parameter_has_an_old_role_name(name: str) -> None:
     allowed = NOT_YET_RENAMED.get(name, (frozenset(), ""))[0]
     assert not (parameters & OLD_NAMES) - allowed, (
         f"lp.{name} has old role name(s) {sorted((parameters & OLD_NAMES) - allowed)}: rename "
-        "them and keep the old ones working with @renamed (lodestar_polars._deprecation)"
+        "them and keep the old ones working with @renamed (lodestar_polars._base.deprecation)"
     )
     renamed: dict[str, str] = getattr(function, "__renamed__", {})
     for old, new in renamed.items():
@@ -114,7 +114,7 @@ def test_the_exceptions_table_is_exact() -> None:
     listed = {name: old for name, (old, _) in NOT_YET_RENAMED.items()}
     assert carried == listed, (
         f"functions with old role names {carried} differ from NOT_YET_RENAMED {listed}: "
-        "rename them with @renamed (lodestar_polars._deprecation), then drop their entries"
+        "rename them with @renamed (lodestar_polars._base.deprecation), then drop their entries"
     )
 
 

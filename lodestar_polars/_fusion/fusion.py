@@ -18,9 +18,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-
-from lodestar_polars._serving import check_one_row_per_item, check_score_dtype
-from lodestar_polars._validation import (
+from lodestar_polars._base.validation import (
     check_column,
     check_columns,
     check_frame,
@@ -31,6 +29,8 @@ from lodestar_polars._validation import (
     names_of,
     select_roles,
 )
+from lodestar_polars._report.serving import check_one_row_per_item, check_score_dtype
+
 from lodestar_polars.exceptions import InvalidParameterError
 
 METHODS = (
