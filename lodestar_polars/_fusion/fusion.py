@@ -727,7 +727,7 @@ def optimize_fusion(
     After min-max, d3 scores ``w_b`` and d1 ``w_a``: d3 is first whenever ``w_b > 0.5``;
     of those trials, ranx's rule keeps the last one tried, (0.4, 0.6).
     """
-    from lodestar_polars._evaluate import evaluate
+    from lodestar_polars._evaluate.evaluate import evaluate
     from lodestar_polars._registry import resolve, unknown_metric_message
 
     caller = "optimize_fusion"
