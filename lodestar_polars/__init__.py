@@ -14,6 +14,7 @@ from lodestar_polars._budget.budget import budget_curve, recall_at_budget
 from lodestar_polars._compare.compare import Comparison, compare
 from lodestar_polars._compare.summarize import summarize
 from lodestar_polars._evaluate.evaluate import Progress, evaluate
+from lodestar_polars._fusion.fusion import fuse, optimize_fusion
 from lodestar_polars._metrics.calibration import (
     brier_score,
     calibration_curve,
@@ -81,6 +82,7 @@ __all__ = [
     "evaluate",
     "expected_calibration_error",
     "fit_comparability",
+    "fuse",
     "group_auc",
     "hit_rate",
     "inferred_average_precision",
@@ -90,6 +92,7 @@ __all__ = [
     "log_loss",
     "ndcg",
     "off_policy",
+    "optimize_fusion",
     "precision",
     "r_precision",
     "ranking_report",

@@ -25,6 +25,8 @@ PAGES = {
     "budget_curve": DOCS / "budget.md",
     "recall_at_budget": DOCS / "budget.md",
     "off_policy": DOCS / "off-policy.md",
+    "fuse": DOCS / "fusion.md",
+    "optimize_fusion": DOCS / "fusion.md",
 }
 CLASS_PAGES = {
     "UndefinedMetricWarning": DOCS / "arrays.md",

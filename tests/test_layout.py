@@ -8,8 +8,8 @@ higher one, at module level or inside a function:
 2. ``_metrics``: the expressions, one module per family;
 3. ``_registry``: a metric's facts, read by every surface;
 4. ``arrays`` (scikit-learn's dense surface) and ``_evaluate`` (``lp.evaluate``);
-5. ``trec``, ``_compare``, ``_report``, ``_budget``, ``_off_policy``: the surfaces built on
-   ``lp.evaluate`` and the report;
+5. ``trec``, ``_compare``, ``_report``, ``_budget``, ``_off_policy``, ``_fusion``: the surfaces
+   built on ``lp.evaluate`` and the report;
 6. ``plot``, ``spark``, ``cli`` and the two commands (``trec._cli``, ``_report.cli``), and the
    package's ``__init__``, which only re-exports.
 """
@@ -40,6 +40,7 @@ LAYERS = {
     "_report": 5,
     "_budget": 5,
     "_off_policy": 5,
+    "_fusion": 5,
     "plot": 6,
     "spark": 6,
     "cli": 6,

@@ -51,7 +51,7 @@ RENAMED_EXPRESSIONS = (
 )
 
 #: parameters that may come positionally: the data, then the column roles
-DATA = frozenset({"frame", "per_query", "scores", "payload"})
+DATA = frozenset({"frame", "per_query", "scores", "payload", "runs", "qrels"})
 ROLES = frozenset({"y_true", "y_score", "y_prob"})
 #: a few functions take what they compute positionally too, after the data
 POSITIONAL_BY_FUNCTION: dict[str, dict[str, str]] = {
@@ -167,6 +167,9 @@ PER_QUERY = pl.DataFrame(
         "query": ["q1", "q2", "q3", "q4"] * 2,
         "ndcg": [0.2, 0.4, 0.1, 0.5, 0.5, 0.6, 0.4, 0.7],
     }
+)
+RUNS = pl.concat(
+    [LOG.with_columns(run=pl.lit("a")), LOG.with_columns(run=pl.lit("b"), s=1 - pl.col("s"))]
 )
 STATE = lp.fit_comparability(LOG, by="user", item="item", y_score="s", y_true="y")
 #: candidates of two sources (lp.budget_curve, lp.recall_at_budget) and a log with the
@@ -330,6 +333,30 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
         },
         lp.ComparabilityState,
         "a fitted state (per-item rates and quantiles) to save and apply, not a frame of rows",
+    ),
+    "fuse": _Case(
+        RUNS,
+        {
+            "method": "wsum",
+            "weights": {"a": 0.5, "b": 0.5},
+            "by": "user",
+            "item": "item",
+            "y_score": "s",
+        },
+        {
+            "method": "nope",
+            "norm": "nope",
+            "weights": 3,
+            "by": NOT_A_COLUMN,
+            "item": NOT_A_COLUMN,
+            "y_score": NOT_A_COLUMN,
+            "run": NOT_A_COLUMN,
+            "k": 0,
+            "phi": "x",
+            "sigma": 2.0,
+            "gamma": "x",
+        },
+        None,
     ),
     "transform_for_objective": _Case(
         LOG,
