@@ -60,8 +60,7 @@ def expressions(*, parts: bool) -> dict[str, Callable[[], object]]:
         gain, _ = dcg_module._gain("rel", "linear", "ndcg")
         score = as_score("score")
         out["rules"] = metric.refused
-        out["tie-averaged DCG"] = lambda: dcg_module._averaged_dcg(gain, score, 2.0, 10)
-        out["DCG in list.eval"] = lambda: dcg_module._over_group(
+        out["tie-averaged DCG"] = lambda: dcg_module._over_group(
             gain, score, lambda _: dcg_module._tie_averaged_dcg(2.0, 10)
         )
         out["ideal DCG"] = lambda: dcg_module._group_ideal_dcg(gain, k=10)

@@ -14,7 +14,6 @@ from lodestar_polars._core.dcg import normalized
 from lodestar_polars._core.discount import cut_discount
 from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._metrics.expr import (
-    _TABLE_K,
     Check,
     Fields,
     Metric,
@@ -28,7 +27,6 @@ from lodestar_polars._metrics.expr import (
     row_index,
     tie_averaged_terms,
 )
-from lodestar_polars._metrics.short_groups import short_tie_averaged_dcg, split_by_length
 from lodestar_polars._metrics.ties import Ties, later_row_first, tie_rule
 from lodestar_polars.typing import IntoExprColumn
 
@@ -76,7 +74,7 @@ def _dcg_value(
     if ignore_ties:
         ordered = later_row_first(gain, score)
     elif ties.averaged:
-        return _averaged_dcg(gain, score, log_base, k)
+        return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k))
     else:
         ordered = ties.order(gain)
     return (ordered * discount_at(log_base, k)(row_index())).sum()
@@ -85,24 +83,6 @@ def _dcg_value(
 def _over_group(gain: pl.Expr, score: pl.Expr, value: Callable[[Fields], pl.Expr]) -> pl.Expr:
     """``value`` of the group's rows (fields ``gain`` and ``score``), evaluated in ``list.eval``."""
     return over_rows({"gain": gain, "score": score}, value).list.first()
-
-
-def _averaged_dcg(gain: pl.Expr, score: pl.Expr, log_base: float, k: int | None) -> pl.Expr:
-    """Tie-averaged DCG of the group: written out for a short group, else in ``list.eval``.
-
-    With a ``k`` whose discounts are a table, a group of at most
-    :data:`~lodestar_polars._metrics.short_groups.SHORT_ROWS` rows is counted
-    by comparisons between its rows as struct fields (no per-group sort or
-    search), a longer one by :func:`_tie_averaged_dcg`; the same terms in the
-    same order either way (docs/performance.md, "The expression path").
-    """
-    if k is None or k > _TABLE_K:
-        return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k))
-    short = short_tie_averaged_dcg(gain, score, log_base, k)
-    rows = pl.struct(gain.alias("gain"), score.alias("score"))
-    return split_by_length(
-        short, lambda lists: lists.list.eval(_tie_averaged_dcg(log_base, k)).list.first(), rows
-    )
 
 
 def _tie_averaged_dcg(log_base: float, k: int | None) -> pl.Expr:
@@ -230,7 +210,7 @@ def ndcg_metric(
         value = normalized(dcg, ideal)
     elif rule.averaged and not ignore_ties and k is not None and k <= _UNROLLED_K:
         # the DCG over the rows of the top k, the ideal from the gains sorted as a list
-        dcg = _averaged_dcg(g, score, 2.0, k)
+        dcg = _over_group(g, score, lambda _: _tie_averaged_dcg(2.0, k))
         value = normalized(dcg, _group_ideal_dcg(g, k=k))
     elif rule.averaged and not ignore_ties:
         # DCG and ideal in one list.eval over the group's rows (one implode for both)
