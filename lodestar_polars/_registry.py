@@ -400,6 +400,10 @@ class MetricSpec:
     (``"{label}@{k}"``: ``NDCG@10``; ``"ECE ({k} bins)"``)."""
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    """Other options of ``expression`` with a closed set of values, the default first
+    (``discount``, ``denominator``: LensKit's and RecTools' conventions); the core
+    computes the defaults only (docs/coming-from-lenskit.md)."""
     default_k: int | None = None
     """The cutoff used when the name has none (``top_k_accuracy``: 2; ECE's 10 bins)."""
     cutoff_option: str = "k"
@@ -492,6 +496,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         higher_is_better=True,
         label="DCG",
         value_range=REAL,
+        choices=MappingProxyType({"discount": ("log", "lenskit")}),
         ties=True,
         top_k_only=True,
     ),
@@ -525,6 +530,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 default_cutoffs=DEFAULT_CUTOFFS,
             ),
         ),
+        choices=MappingProxyType({"discount": ("log", "lenskit"), "denominator": ("ideal", "k")}),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -638,6 +644,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label="Burges DCG",
         value_range=REAL,
         fixed=MappingProxyType({"gain": "exponential"}),
+        choices=MappingProxyType({"discount": ("log", "lenskit")}),
         ties=True,
         top_k_only=True,
     ),
@@ -653,6 +660,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label="Burges NDCG",
         value_range=UNIT,
         fixed=MappingProxyType({"gain": "exponential"}),
+        choices=MappingProxyType({"discount": ("log", "lenskit"), "denominator": ("ideal", "k")}),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -682,6 +690,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 official=True,
             ),
         ),
+        choices=MappingProxyType({"denominator": ("k", "retrieved")}),
         ties=True,
         top_k_only=True,
     ),

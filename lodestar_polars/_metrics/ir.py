@@ -58,6 +58,7 @@ from lodestar_polars._metrics.ties import Ties, tie_rule
 from lodestar_polars.typing import IntoExprColumn
 
 DENOMINATORS = ("relevant", "min_k")
+PRECISION_DENOMINATORS = ("k", "retrieved")
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,12 @@ def precision_metric(
     ties: str = "average",
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
+    denominator: str = "k",
     name: str = "precision",
 ) -> Metric:
     """The :class:`Metric` behind :func:`precision`."""
     k = check_k(k, "precision")
+    check_option(denominator, "denominator", "precision", PRECISION_DENOMINATORS)
     r = _ranked(
         y_true,
         y_score,
@@ -234,8 +237,13 @@ def precision_metric(
     )
     # a Series literal, not a scalar one: Polars divides a group aggregate by a scalar
     # float literal as a product with its reciprocal (3 / 10 -> 0.30000000000000004)
-    denominator = pl.len().cast(pl.Float64) if k is None else pl.lit(pl.Series([float(k)])).first()
-    return Metric(name, precision_at(r.hits(k), denominator), r.checks)
+    if k is None:
+        over = pl.len().cast(pl.Float64)
+    elif denominator == "retrieved":  # LensKit's: a list shorter than k over its length
+        over = pl.len().clip(upper_bound=k).cast(pl.Float64)
+    else:
+        over = pl.lit(pl.Series([float(k)])).first()
+    return Metric(name, precision_at(r.hits(k), over), r.checks)
 
 
 def recall_metric(
@@ -472,6 +480,7 @@ def precision(
     ties: str = "average",
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
+    denominator: str = "k",
 ) -> pl.Expr:
     r"""Precision at ``k`` of one group: relevant rows in the top ``k``, over ``k``.
 
@@ -499,6 +508,10 @@ def precision(
         warns until 0.3.0).
     relevance_level : float, default=None
         A row is relevant when ``y_true >= relevance_level`` (trec_eval ``-l``).
+    denominator : {'k', 'retrieved'}, default='k'
+        ``'k'``: over ``k`` always (trec_eval, ranx, RecTools).  ``'retrieved'``:
+        over the rows in the top ``k``, ``min(k, rows)``, so a list shorter
+        than ``k`` is over its own length (LensKit's ``Precision``).
 
     Returns
     -------
@@ -508,7 +521,8 @@ def precision(
     Raises
     ------
     InvalidParameterError
-        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``item``.
+        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``item``,
+        a ``denominator`` other than ``'k'`` or ``'retrieved'``.
 
     See Also
     --------
@@ -565,9 +579,32 @@ def precision(
     ╞═════════╪═══════════╪═══════╡
     │ 0.25    ┆ 0.0       ┆ 0.5   │
     └─────────┴───────────┴───────┘
+
+    A list of three, one relevant, at ``k=5``: over ``k``, or over the three
+    retrieved (LensKit):
+
+    >>> short = pl.DataFrame({"rel": [1, 0, 0], "score": [3.0, 2.0, 1.0]})
+    >>> short.select(
+    ...     over_k=precision("rel", "score", k=5),
+    ...     retrieved=precision("rel", "score", k=5, denominator="retrieved"),
+    ... )
+    shape: (1, 2)
+    ┌────────┬───────────┐
+    │ over_k ┆ retrieved │
+    │ ---    ┆ ---       │
+    │ f64    ┆ f64       │
+    ╞════════╪═══════════╡
+    │ 0.2    ┆ 0.333333  │
+    └────────┴───────────┘
     """
     return precision_metric(
-        y_true, y_score, k=k, ties=ties, item=item, relevance_level=relevance_level
+        y_true,
+        y_score,
+        k=k,
+        ties=ties,
+        item=item,
+        relevance_level=relevance_level,
+        denominator=denominator,
     ).expr()
 
 
