@@ -718,6 +718,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 default_cutoffs=DEFAULT_CUTOFFS,
             ),
         ),
+        choices=MappingProxyType({"denominator": ("relevant", "min_k")}),
         ties=True,
         judged=True,
         top_k_only=True,

@@ -12,7 +12,11 @@ RecTools 0.19.0 returned, frozen by ``corpus/recsys_conventions.py`` into
 from __future__ import annotations
 
 import inspect
+import json
 import math
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -20,6 +24,7 @@ import pytest
 import lodestar_polars as lp
 from lodestar_polars._core.discount import DISCOUNTS
 from lodestar_polars._metrics.dcg import NDCG_DENOMINATORS
+from lodestar_polars._metrics.ir import DENOMINATORS as RECALL_DENOMINATORS
 from lodestar_polars._metrics.ir import PRECISION_DENOMINATORS
 from lodestar_polars._registry import REGISTRY
 
@@ -188,6 +193,7 @@ def test_registry_declares_the_options() -> None:
         "dcg_burges": {"discount": DISCOUNTS},
         "ndcg_burges": {"discount": DISCOUNTS, "denominator": NDCG_DENOMINATORS},
         "precision": {"denominator": PRECISION_DENOMINATORS},
+        "recall": {"denominator": RECALL_DENOMINATORS},
     }
     frame = pl.DataFrame({"rel": [1, 0, 2], "score": [3.0, 2.0, 1.0]})
     for spec in REGISTRY:
@@ -198,3 +204,143 @@ def test_registry_declares_the_options() -> None:
             for value in values:
                 expr = spec.expression("rel", "score", k=2, **spec.fixed, **{option: value})
                 assert math.isfinite(_one(frame, expr))
+
+
+# ---------------------------------------------------------------- LensKit and RecTools, frozen
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "recsys_conventions.json"
+
+
+@cache
+def _corpus() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(CORPUS.read_text(encoding="utf-8"))
+    return loaded
+
+
+@cache
+def _rows() -> pl.DataFrame:
+    """The lists as a long frame joined with the test sets: the shape lodestar_polars reads.
+
+    ``rel`` is the item's rating (0 when not in the test set), ``hit`` whether it is
+    in the test set; ``n_test`` and the ``judged_*`` lists are each user's whole test
+    set (LensKit's ideal and recall read it, as trec_eval's do).
+    """
+    users = _corpus()["users"]
+    lists = pl.DataFrame(
+        [(u["user"], int(i), s) for u in users for i, s in u["list"]],
+        schema={"user": pl.Int64, "item": pl.Int64, "score": pl.Float64},
+        orient="row",
+    )
+    test = pl.DataFrame(
+        [(u["user"], int(i), r) for u in users for i, r in u["test"]],
+        schema={"user": pl.Int64, "item": pl.Int64, "rating": pl.Float64},
+        orient="row",
+    )
+    truth = test.group_by("user").agg(
+        n_test=pl.len(),
+        judged_graded=pl.col("rating"),
+        judged_binary=pl.lit(1.0).repeat_by(pl.len()).first(),
+    )
+    return (
+        lists.join(test, on=["user", "item"], how="left", maintain_order="left")
+        .with_columns(rel=pl.col("rating").fill_null(0.0), hit=pl.col("rating").is_not_null())
+        .join(truth, on="user", how="left", maintain_order="left")
+    )
+
+
+def _per_user(exprs: dict[str, pl.Expr]) -> pl.DataFrame:
+    """Each expression per user, joined onto every test user, a missing list 0: the recipe."""
+    scored = _rows().group_by("user", maintain_order=True).agg(**exprs)
+    users = pl.DataFrame({"user": [u["user"] for u in _corpus()["users"]]})
+    return users.join(scored, on="user", how="left", maintain_order="left").fill_null(0.0)
+
+
+def _lenskit_exprs(k: int | None) -> dict[str, pl.Expr]:
+    at = "" if k is None else f"@{k}"
+    kw: dict[str, Any] = {"k": k, "ties": "input"}
+    lk: dict[str, Any] = {**kw, "discount": "lenskit"}
+    exprs = {
+        f"ndcg_binary{at}": lp.ndcg("hit", "score", **lk, judged="judged_binary"),
+        f"ndcg_graded{at}": lp.ndcg("rel", "score", **lk, judged="judged_graded"),
+        f"dcg_binary{at}": lp.dcg("hit", "score", **lk),
+        f"dcg_graded{at}": lp.dcg("rel", "score", **lk),
+        f"precision{at}": lp.precision("hit", "score", **kw, denominator="retrieved"),
+        f"recall{at}": lp.recall("hit", "score", **kw, n_relevant="n_test", denominator="min_k"),
+        f"recip_rank{at}": lp.reciprocal_rank("hit", "score", **kw),
+    }
+    # LensKit's Hit without a cutoff is a hit anywhere in the list: k past every list
+    exprs[f"hit{at}"] = lp.hit_rate("hit", "score", k=k or 1000, ties="input")
+    return exprs
+
+
+def _assert_matches(
+    ours: pl.DataFrame, theirs: dict[str, list[float | None]], defaults: dict[str, float] | None
+) -> None:
+    for name in ours.columns[1:]:
+        expected = [(defaults[name] if defaults else 0.0) if v is None else v for v in theirs[name]]
+        got = ours[name].to_list()
+        assert got == pytest.approx(expected, abs=1e-12, rel=0), name
+
+
+def test_corpus_shape() -> None:
+    data = _corpus()
+    assert data["versions"]["lenskit"] == "2025.8.1"
+    assert data["versions"]["rectools"] == "0.19.0"
+    users = data["users"]
+    assert len(users) == 80
+    lengths = [len(u["list"]) for u in users]
+    assert lengths.count(0) == 6  # users with no list
+    assert sum(0 < n < 10 for n in lengths) >= 20  # short lists
+    ties = sum(len({s for _, s in u["list"]}) < len(u["list"]) for u in users)
+    assert ties >= 40  # lists with equal scores
+
+
+@pytest.mark.parametrize("k", [3, 10, None])
+def test_lenskit_per_user(k: int | None) -> None:
+    """LensKit 2025.8.1's per-user values, NaN filled with the metric's default."""
+    lenskit = _corpus()["lenskit"]
+    ours = _per_user(_lenskit_exprs(k))
+    _assert_matches(ours, lenskit["values"], lenskit["default"])
+
+
+@pytest.mark.parametrize("k", [3, 10])
+def test_rectools_per_user(k: int) -> None:
+    """RecTools 0.19.0's per-user values (its users: the test set's; no list scores 0)."""
+    kw: dict[str, Any] = {"k": k, "ties": "input"}
+    n: dict[str, Any] = {"n_relevant": "n_test"}
+    map_k = lp.average_precision_at_k("hit", "score", **kw, **n)
+    exprs = {
+        f"ndcg@{k}": lp.ndcg("hit", "score", **kw, denominator="k"),
+        f"ndcg_achievable@{k}": lp.ndcg("hit", "score", **kw, judged="judged_binary"),
+        f"precision@{k}": lp.precision("hit", "score", **kw),
+        f"recall@{k}": lp.recall("hit", "score", **kw, **n),
+        f"mrr@{k}": lp.reciprocal_rank("hit", "score", **kw),
+        f"hitrate@{k}": lp.hit_rate("hit", "score", **kw),
+        f"map@{k}": map_k,
+        # the recipe for divide_by_k=True: AP's numerator over k, not over the relevant
+        f"map_divide_by_k@{k}": map_k * pl.col("n_test").first() / k,
+    }
+    _assert_matches(_per_user(exprs), _corpus()["rectools"]["values"], None)
+
+
+def test_the_defaults_do_not_reproduce_them() -> None:
+    """Without the options the numbers differ: each option is needed, none is a no-op."""
+    lenskit, rectools = _corpus()["lenskit"]["values"], _corpus()["rectools"]["values"]
+    kw: dict[str, Any] = {"k": 10, "ties": "input"}
+    ours = _per_user(
+        {
+            "ndcg_binary@10": lp.ndcg("hit", "score", **kw, judged="judged_binary"),
+            "precision@10": lp.precision("hit", "score", **kw),
+            "recall@10": lp.recall("hit", "score", **kw, n_relevant="n_test"),
+            "ndcg@10": lp.ndcg("hit", "score", **kw, judged="judged_binary"),
+        }
+    )
+    for name, theirs in [
+        ("ndcg_binary@10", lenskit),
+        ("precision@10", lenskit),
+        ("recall@10", lenskit),
+        ("ndcg@10", rectools),
+    ]:
+        expected = [0.0 if v is None else v for v in theirs[name]]
+        differ = sum(abs(a - b) > 1e-9 for a, b in zip(ours[name].to_list(), expected, strict=True))
+        assert differ >= 5, name

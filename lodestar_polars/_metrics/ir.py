@@ -255,14 +255,18 @@ def recall_metric(
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
+    denominator: str = "relevant",
     name: str = "recall",
 ) -> Metric:
     """The :class:`Metric` behind :func:`recall`."""
     k = check_k(k, "recall")
+    check_option(denominator, "denominator", "recall", DENOMINATORS)
     r = _ranked(
         y_true, y_score, ties=ties, item=item, relevance_level=relevance_level, caller="recall"
     )
     n, checks = _n_relevant(r, n_relevant)
+    if denominator == "min_k" and k is not None:  # LensKit's: min(relevant, k)
+        n = n.clip(upper_bound=float(k))
     return Metric(name, ratio_or_zero(r.hits(k), n), (*r.checks, *checks))
 
 
@@ -618,6 +622,7 @@ def recall(
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
+    denominator: str = "relevant",
 ) -> pl.Expr:
     r"""Recall at ``k`` of one group: relevant rows in the top ``k``, over all relevant.
 
@@ -633,6 +638,10 @@ def recall(
         The number of relevant documents of the group, one value per group
         (the judged relevant count from qrels: relevant documents not in the
         rows then count, as in trec_eval).  Default: the group's relevant rows.
+    denominator : {'relevant', 'min_k'}, default='relevant'
+        ``'relevant'``: over the relevant count (trec_eval, ranx, RecTools).
+        ``'min_k'``: over ``min(relevant, k)``, so a perfect top ``k`` scores 1
+        when more than ``k`` are relevant (LensKit's ``Recall``).
 
     Returns
     -------
@@ -647,7 +656,9 @@ def recall(
     Notes
     -----
     Refused (null) as :func:`precision`, and when ``n_relevant`` is null,
-    varies within the group, or is below the group's relevant rows.
+    varies within the group, or is below the group's relevant rows.  A
+    ``denominator`` other than ``'relevant'`` or ``'min_k'`` raises
+    :class:`InvalidParameterError`.
 
     Examples
     --------
@@ -668,6 +679,20 @@ def recall(
     ╞═════╪══════╪═══════╡
     │ 1   ┆ 0.5  ┆ 0.25  │
     └─────┴──────┴───────┘
+
+    LensKit's recall, over ``min(4, 2)``:
+
+    >>> df.group_by("q").agg(
+    ...     lenskit=recall("rel", "score", k=2, n_relevant="judged", denominator="min_k")
+    ... )
+    shape: (1, 2)
+    ┌─────┬─────────┐
+    │ q   ┆ lenskit │
+    │ --- ┆ ---     │
+    │ i64 ┆ f64     │
+    ╞═════╪═════════╡
+    │ 1   ┆ 0.5     │
+    └─────┴─────────┘
     """
     return recall_metric(
         y_true,
@@ -677,6 +702,7 @@ def recall(
         item=item,
         relevance_level=relevance_level,
         n_relevant=n_relevant,
+        denominator=denominator,
     ).expr()
 
 
