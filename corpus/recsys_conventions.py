@@ -131,6 +131,7 @@ def _rectools(users: list[dict[str, Any]]) -> dict[str, Any]:
             f"ndcg@{k}": RtNDCG(k=k),
             f"ndcg_achievable@{k}": RtNDCG(k=k, divide_by_achievable=True),
             f"precision@{k}": RtPrecision(k=k),
+            f"r_precision@{k}": RtPrecision(k=k, r_precision=True),
             f"recall@{k}": RtRecall(k=k),
             f"mrr@{k}": MRR(k=k),
             f"hitrate@{k}": HitRate(k=k),

@@ -313,6 +313,8 @@ def test_rectools_per_user(k: int) -> None:
         f"ndcg@{k}": lp.ndcg("hit", "score", **kw, denominator="k"),
         f"ndcg_achievable@{k}": lp.ndcg("hit", "score", **kw, judged="judged_binary"),
         f"precision@{k}": lp.precision("hit", "score", **kw),
+        # r_precision=True divides by min(k, |test|): LensKit's recall
+        f"r_precision@{k}": lp.recall("hit", "score", **kw, **n, denominator="min_k"),
         f"recall@{k}": lp.recall("hit", "score", **kw, **n),
         f"mrr@{k}": lp.reciprocal_rank("hit", "score", **kw),
         f"hitrate@{k}": lp.hit_rate("hit", "score", **kw),
