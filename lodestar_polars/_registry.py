@@ -232,7 +232,8 @@ def segmented(
             values, lengths = a.judged
             gains = truth(values)
             positive = np.where(gains > 0, gains, 0.0)  # trec_eval's ideal: positive gains
-            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"))
+            d = options.get("discount", "log")
+            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"), discount=d)
             options = {**options, "ideal": ideal}
         return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
 
@@ -402,8 +403,8 @@ class MetricSpec:
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
     choices: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Other options of ``expression`` with a closed set of values, the default first
-    (``discount``, ``denominator``: LensKit's and RecTools' conventions); the core
-    computes the defaults only (docs/coming-from-lenskit.md)."""
+    (``discount``, ``denominator``: LensKit's and RecTools' conventions); the builder
+    and the core both take them (docs/coming-from-lenskit.md)."""
     default_k: int | None = None
     """The cutoff used when the name has none (``top_k_accuracy``: 2; ECE's 10 bins)."""
     cutoff_option: str = "k"

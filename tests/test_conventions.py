@@ -18,11 +18,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
 import lodestar_polars as lp
+from lodestar_polars._core.dcg import dcg_segments, ndcg_segments
 from lodestar_polars._core.discount import DISCOUNTS
+from lodestar_polars._core.ir import precision_segments, recall_segments
 from lodestar_polars._metrics.dcg import NDCG_DENOMINATORS
 from lodestar_polars._metrics.ir import DENOMINATORS as RECALL_DENOMINATORS
 from lodestar_polars._metrics.ir import PRECISION_DENOMINATORS
@@ -346,3 +349,58 @@ def test_the_defaults_do_not_reproduce_them() -> None:
         expected = [0.0 if v is None else v for v in theirs[name]]
         differ = sum(abs(a - b) > 1e-9 for a, b in zip(ours[name].to_list(), expected, strict=True))
         assert differ >= 5, name
+
+
+# ---------------------------------------------------------------- the cores take the options
+
+
+def _random_groups() -> pl.DataFrame:
+    rng = np.random.default_rng(21)
+    lengths = rng.integers(2, 14, size=60)
+    q = np.repeat(np.arange(lengths.size), lengths)
+    return pl.DataFrame(
+        {
+            "q": q,
+            "rel": rng.integers(0, 4, size=q.size).astype(np.float64),
+            "score": rng.integers(0, 5, size=q.size).astype(np.float64),  # ties
+        }
+    )
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, None])
+def test_cores_agree_with_the_expressions(k: int | None) -> None:
+    """The NumPy segment cores (``lp.evaluate``'s path) take the options, ties averaged."""
+    frame = _random_groups()
+    length = frame.group_by("q", maintain_order=True).len()["len"].to_numpy()
+    rel, score = frame["rel"].to_numpy(), frame["score"].to_numpy()
+    hit = (rel > 0).astype(np.float64)
+    cases: list[tuple[np.ndarray, pl.Expr]] = [
+        (
+            dcg_segments(
+                rel, score, length, k=k, log_base=2, ignore_ties=False, discount="lenskit"
+            ),
+            lp.dcg("rel", "score", k=k, discount="lenskit"),
+        ),
+        (
+            ndcg_segments(rel, score, length, k=k, ignore_ties=False, discount="lenskit"),
+            lp.ndcg("rel", "score", k=k, discount="lenskit"),
+        ),
+        (
+            precision_segments(hit, score, length, k=k, denominator="retrieved"),
+            lp.precision("rel", "score", k=k, denominator="retrieved"),
+        ),
+        (
+            recall_segments(hit, score, length, k=k, denominator="min_k"),
+            lp.recall("rel", "score", k=k, denominator="min_k"),
+        ),
+    ]
+    if k is not None:
+        cases.append(
+            (
+                ndcg_segments(rel, score, length, k=k, ignore_ties=False, denominator="k"),
+                lp.ndcg("rel", "score", k=k, denominator="k"),
+            )
+        )
+    for core, expr in cases:
+        want = frame.group_by("q", maintain_order=True).agg(v=expr)["v"].to_numpy()
+        np.testing.assert_allclose(core, want, rtol=0, atol=1e-12)
