@@ -16,7 +16,7 @@ What it holds: ``users``, 80 random users, each with a test set (``test``: rows
 with ties, the list ordered by score descending with equal scores in the order
 drawn (what LensKit's ordered ``ItemList`` and RecTools' ``rank`` column see is the
 list order, so ``ties="input"`` is the rule that matches).  Six users have an
-empty list (no recommendations); the others hold 2 to 15 items, many shorter
+empty list (no recommendations); the others hold 1 to 15 items, many shorter
 than the cutoff 10.  Then ``lenskit`` and ``rectools``: for each metric and
 cutoff, one value per user in the order of ``users`` (``null`` for NaN), plus
 each LensKit metric's ``default`` (the value ``RunAnalysis`` fills in for a NaN).
@@ -68,7 +68,7 @@ def _users(rng: np.random.Generator) -> list[dict[str, Any]]:
         if u in empty:
             listed: list[list[float]] = []
         else:
-            n = int(rng.integers(2, 16))
+            n = int(rng.integers(1, 16))
             # about half drawn from the test set, so lists have hits
             pool = np.unique(np.concatenate([test_items, rng.choice(N_ITEMS, size=n)]))
             items = rng.choice(pool, size=min(n, pool.size), replace=False)

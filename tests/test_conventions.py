@@ -258,6 +258,11 @@ def _per_user(exprs: dict[str, pl.Expr]) -> pl.DataFrame:
     return users.join(scored, on="user", how="left", maintain_order="left").fill_null(0.0)
 
 
+def _one_item_dcg(gain: str, dcg: pl.Expr) -> pl.Expr:
+    """The recipe for a one-item list, which ``lp.dcg`` refuses: its DCG is its gain (weight 1)."""
+    return pl.when(pl.len() == 1).then(pl.col(gain).first().cast(pl.Float64)).otherwise(dcg)
+
+
 def _lenskit_exprs(k: int | None) -> dict[str, pl.Expr]:
     at = "" if k is None else f"@{k}"
     kw: dict[str, Any] = {"k": k, "ties": "input"}
@@ -265,8 +270,8 @@ def _lenskit_exprs(k: int | None) -> dict[str, pl.Expr]:
     exprs = {
         f"ndcg_binary{at}": lp.ndcg("hit", "score", **lk, judged="judged_binary"),
         f"ndcg_graded{at}": lp.ndcg("rel", "score", **lk, judged="judged_graded"),
-        f"dcg_binary{at}": lp.dcg("hit", "score", **lk),
-        f"dcg_graded{at}": lp.dcg("rel", "score", **lk),
+        f"dcg_binary{at}": _one_item_dcg("hit", lp.dcg("hit", "score", **lk)),
+        f"dcg_graded{at}": _one_item_dcg("rel", lp.dcg("rel", "score", **lk)),
         f"precision{at}": lp.precision("hit", "score", **kw, denominator="retrieved"),
         f"recall{at}": lp.recall("hit", "score", **kw, n_relevant="n_test", denominator="min_k"),
         f"recip_rank{at}": lp.reciprocal_rank("hit", "score", **kw),
@@ -293,6 +298,7 @@ def test_corpus_shape() -> None:
     assert len(users) == 80
     lengths = [len(u["list"]) for u in users]
     assert lengths.count(0) == 6  # users with no list
+    assert lengths.count(1) >= 3  # one-item lists
     assert sum(0 < n < 10 for n in lengths) >= 20  # short lists
     ties = sum(len({s for _, s in u["list"]}) < len(u["list"]) for u in users)
     assert ties >= 40  # lists with equal scores
@@ -404,3 +410,17 @@ def test_cores_agree_with_the_expressions(k: int | None) -> None:
     for core, expr in cases:
         want = frame.group_by("q", maintain_order=True).agg(v=expr)["v"].to_numpy()
         np.testing.assert_allclose(core, want, rtol=0, atol=1e-12)
+
+
+def test_one_row_ndcg_with_an_outside_ideal() -> None:
+    """One row scores when the ideal is not the row itself (judged= or k slots), else null."""
+    one = pl.DataFrame({"rel": [1.0], "score": [1.0], "judged": [[1.0, 1.0]]})
+    got = one.select(
+        judged=lp.ndcg("rel", "score", judged="judged", discount="lenskit"),
+        slots=lp.ndcg("rel", "score", k=3, denominator="k"),
+        own=lp.ndcg("rel", "score"),
+    ).row(0)
+    # LensKit: 1 / (1 + 1); RecTools: 1 / (1 + 1 / log2(3) + 1 / 2); scikit-learn's rule: null
+    assert got[0] == pytest.approx(0.5, abs=1e-12)
+    assert got[1] == pytest.approx(1.0 / (1.0 + 1.0 / LOG2_3 + 0.5), abs=1e-12)
+    assert got[2] is None

@@ -263,7 +263,9 @@ def ndcg_metric(
         *doc_checks,
         *judged_checks,
         negative,
-        _document_count_check(),
+        # scikit-learn's rule: one row is its own ideal (NDCG 1 whatever the ranking);
+        # an ideal from judged= or from k slots makes a one-row list a real score
+        *((_document_count_check(),) if judged is None and denominator == "ideal" else ()),
     )
     return Metric(name, value, checks)
 
@@ -550,7 +552,8 @@ def ndcg(
     A group with nothing relevant (every relevance 0) scores 0.0, and counts
     in a mean, as in scikit-learn.  Ties are averaged (see :func:`dcg`).  A
     group is refused, and gets null, when it has a negative relevance, fewer
-    than 2 rows, or a null, NaN or infinite value.  The value is not clipped:
+    than 2 rows (unless ``judged`` or ``denominator='k'`` gives the ideal), or a
+    null, NaN or infinite value.  The value is not clipped:
     like scikit-learn, a perfect ranking can give 0.9999999999999999.
 
     Examples
