@@ -3,7 +3,8 @@
 The options: ``discount="lenskit"`` on ``lp.dcg`` / ``lp.ndcg`` (LensKit's
 ``1 / log2(max(rank, 2))``), ``denominator="k"`` on ``lp.ndcg`` (RecTools' ideal,
 ``k`` slots of gain 1) and ``denominator="retrieved"`` on ``lp.precision``
-(LensKit's precision over a short list's length).  The hand tests write the
+(LensKit's precision over a short list's length), ``denominator="min_k"`` on
+``lp.recall`` (LensKit's recall over ``min(relevant, k)``).  The hand tests write the
 arithmetic out; the corpus tests read the per-user numbers LensKit 2025.8.1 and
 RecTools 0.19.0 returned, frozen by ``corpus/recsys_conventions.py`` into
 ``corpus/recsys_conventions.json`` (these tests never import either).
@@ -188,7 +189,6 @@ def test_precision_denominator_refused() -> None:
 
 def test_registry_declares_the_options() -> None:
     """Every declared choice is the module's, is accepted, and its first value is the default."""
-    known = {"discount": DISCOUNTS, "denominator": None}
     declared = {spec.name: dict(spec.choices) for spec in REGISTRY if spec.choices}
     assert declared == {
         "dcg": {"discount": DISCOUNTS},
@@ -201,7 +201,7 @@ def test_registry_declares_the_options() -> None:
     frame = pl.DataFrame({"rel": [1, 0, 2], "score": [3.0, 2.0, 1.0]})
     for spec in REGISTRY:
         for option, values in spec.choices.items():
-            assert option in known
+            assert option in {"discount", "denominator"}
             default = inspect.signature(spec.expression).parameters[option].default
             assert default == values[0], (spec.name, option)
             for value in values:
@@ -424,3 +424,22 @@ def test_one_row_ndcg_with_an_outside_ideal() -> None:
     assert got[0] == pytest.approx(0.5, abs=1e-12)
     assert got[1] == pytest.approx(1.0 / (1.0 + 1.0 / LOG2_3 + 0.5), abs=1e-12)
     assert got[2] is None
+
+
+def test_recall_min_k_by_hand() -> None:
+    frame = pl.DataFrame({"rel": [1, 1, 0, 1], "score": [4.0, 3.0, 2.0, 1.0], "n": [5, 5, 5, 5]})
+
+    def r(k: int | None, denominator: str) -> float:
+        expr = lp.recall("rel", "score", k=k, n_relevant="n", denominator=denominator)
+        return _one(frame, expr)
+
+    assert r(2, "min_k") == 1.0  # 2 hits over min(5, 2)
+    assert r(2, "relevant") == pytest.approx(2.0 / 5.0, abs=1e-12)
+    assert r(10, "min_k") == r(10, "relevant") == pytest.approx(3.0 / 5.0, abs=1e-12)
+    assert r(None, "min_k") == pytest.approx(3.0 / 5.0, abs=1e-12)  # no k: no cap
+    with pytest.raises(lp.InvalidParameterError) as info:
+        lp.recall("rel", "score", k=2, denominator="k")
+    assert str(info.value) == (
+        "The 'denominator' parameter of recall must be one of ['min_k', 'relevant']. "
+        "Got 'k' instead."
+    )
