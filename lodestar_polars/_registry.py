@@ -232,7 +232,8 @@ def segmented(
             values, lengths = a.judged
             gains = truth(values)
             positive = np.where(gains > 0, gains, 0.0)  # trec_eval's ideal: positive gains
-            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"))
+            d = options.get("discount", "log")
+            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"), discount=d)
             options = {**options, "ideal": ideal}
         return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
 
@@ -400,6 +401,10 @@ class MetricSpec:
     (``"{label}@{k}"``: ``NDCG@10``; ``"ECE ({k} bins)"``)."""
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    """Other options of ``expression`` with a closed set of values, the default first
+    (``discount``, ``denominator``: LensKit's and RecTools' conventions); the builder
+    and the core both take them (docs/coming-from-lenskit.md)."""
     default_k: int | None = None
     """The cutoff used when the name has none (``top_k_accuracy``: 2; ECE's 10 bins)."""
     cutoff_option: str = "k"
@@ -492,6 +497,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         higher_is_better=True,
         label="DCG",
         value_range=REAL,
+        choices=MappingProxyType({"discount": ("log", "lenskit")}),
         ties=True,
         top_k_only=True,
     ),
@@ -525,6 +531,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 default_cutoffs=DEFAULT_CUTOFFS,
             ),
         ),
+        choices=MappingProxyType({"discount": ("log", "lenskit"), "denominator": ("ideal", "k")}),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -638,6 +645,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label="Burges DCG",
         value_range=REAL,
         fixed=MappingProxyType({"gain": "exponential"}),
+        choices=MappingProxyType({"discount": ("log", "lenskit")}),
         ties=True,
         top_k_only=True,
     ),
@@ -653,6 +661,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label="Burges NDCG",
         value_range=UNIT,
         fixed=MappingProxyType({"gain": "exponential"}),
+        choices=MappingProxyType({"discount": ("log", "lenskit"), "denominator": ("ideal", "k")}),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -682,6 +691,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 official=True,
             ),
         ),
+        choices=MappingProxyType({"denominator": ("k", "retrieved")}),
         ties=True,
         top_k_only=True,
     ),
@@ -709,6 +719,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 default_cutoffs=DEFAULT_CUTOFFS,
             ),
         ),
+        choices=MappingProxyType({"denominator": ("relevant", "min_k")}),
         ties=True,
         judged=True,
         top_k_only=True,

@@ -75,6 +75,11 @@ CASES: dict[str, Callable[[], str]] = {
     "k": lambda: _raised(lambda: lp.ndcg("rel", "s", k=0)),
     "log_base": lambda: _raised(lambda: lp.dcg("rel", "s", log_base=-2)),
     "ties": lambda: _raised(lambda: lp.ndcg("rel", "s", ties="random")),
+    "discount": lambda: _raised(lambda: lp.dcg("rel", "s", discount="ln")),
+    "denominator k without k": lambda: _raised(lambda: lp.ndcg("rel", "s", denominator="k")),
+    "denominator k with judged": lambda: _raised(
+        lambda: lp.ndcg("rel", "s", k=3, denominator="k", judged="j")
+    ),
     "relevance_level": lambda: _raised(
         lambda: lp.precision("rel", "s", k=1, relevance_level=float("nan"))
     ),
