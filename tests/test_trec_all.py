@@ -127,7 +127,7 @@ def test_trec_eval_s_files_line_for_line(
 def test_all_trec_prints_trec_eval_s_lines_with_nothing_else(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``-m all_trec``: 99 lines in trec_eval's file; here all but relstring's (none in all_trec's `all` rows: it has no `all` line)."""
+    """``-m all_trec``: 99 lines in trec_eval's file; here all but relstring's."""
     assert cli_run(["trec", *_command("out.test.a")]) == 0
     got = capsys.readouterr().out.splitlines()
     expected = (DATA / "out.test.a").read_text().splitlines()

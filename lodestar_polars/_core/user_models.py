@@ -102,7 +102,8 @@ def err_segments(
     position = ranking.position
     if k is not None:
         chance = np.where(position < k, chance, 0.0)
-    log_continue = log1p(-chance)
+    with np.errstate(invalid="ignore"):  # a grade above max_grade: a refused group
+        log_continue = log1p(-chance)
     through = segment_running_sum(log_continue, ranking.start, ranking.length)
     terms = err_term(chance, through - log_continue, position)
     out: np.ndarray = ranking.segment_sum(terms)
