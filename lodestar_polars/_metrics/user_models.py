@@ -189,15 +189,8 @@ def err(
     >>> import polars as pl
     >>> import lodestar_polars as lp
     >>> run = pl.DataFrame({"rel": [3, 0, 1], "score": [0.9, 0.5, 0.1]})
-    >>> run.select(lp.err("rel", "score", k=3, ties="input"))
-    shape: (1, 1)
-    ┌────────────┐
-    │ err        │
-    │ ---        │
-    │ f64        │
-    ╞════════════╡
-    │ 0.44921875 │
-    └────────────┘
+    >>> run.select(lp.err("rel", "score", k=3, ties="input")).item()
+    0.44921875
     """
     return err_metric(y_true, y_score, k=k, max_grade=max_grade, ties=ties, item=item).expr()
 
