@@ -48,7 +48,9 @@ def _queries(seed: int = 5) -> tuple[pl.DataFrame, list[tuple[str, str, int]]]:
     return pl.DataFrame(rows), qrels
 
 
-def _ir_measures(measures: list[Any], frame: pl.DataFrame, qrels: list[tuple[str, str, int]]):
+def _ir_measures(
+    measures: list[Any], frame: pl.DataFrame, qrels: list[tuple[str, str, int]]
+) -> dict[tuple[str, str], float]:
     ir_measures = pytest.importorskip("ir_measures")
     run = [ir_measures.ScoredDoc(q, d, s) for q, d, s in frame.select("q", "doc", "score").rows()]
     judged = [ir_measures.Qrel(q, d, r) for q, d, r in qrels]
@@ -251,7 +253,7 @@ def test_err_refuses_a_grade_above_max_grade() -> None:
     [
         (lambda: lp.rbp("r", "s", p=0.0), "The 'p' parameter of rbp must be a float in the range"),
         (lambda: lp.rbp("r", "s", p=True), "The 'p' parameter of rbp must be a float"),
-        (lambda: lp.rbp("r", "s", residual=1), "The 'residual' parameter of rbp must be a bool"),
+        (lambda: lp.rbp("r", "s", residual=1), "The 'residual' parameter of rbp must be a bool"),  # type: ignore[arg-type]
         (lambda: lp.rbp("r", "s", k=0), "The 'k' parameter of rbp"),
         (lambda: lp.judged("r", "s", k=0), "The 'k' parameter of judged"),
         (lambda: lp.err("r", "s", max_grade=math.inf), "The 'max_grade' parameter of err"),

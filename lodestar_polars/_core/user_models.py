@@ -151,8 +151,8 @@ def judged_segments(
     judged = (ranking.take(gain, np.float64) >= 0).astype(np.float64)
     n = np.asarray(length, dtype=np.float64)
     if k is None:
-        return judged_share(ranking.segment_sum(judged), n, np.inf)  # type: ignore[no-any-return]
+        return judged_share(ranking.segment_sum(judged), n, np.inf)
     above = ranking.above.astype(np.float64)
     block = ranking.through.astype(np.float64) - above
     hits = ranking.segment_sum(expected_hits_in_block(judged, block, above, float(k)))
-    return judged_share(hits, n, float(k))  # type: ignore[no-any-return]
+    return judged_share(hits, n, float(k))

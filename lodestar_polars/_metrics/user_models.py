@@ -85,9 +85,11 @@ def _weights(rule: Ties, score: pl.Expr, p: float, k: float) -> pl.Expr:
     """Each row's RBP weight, ties averaged (rows as given), or by the rule (rows in order)."""
     if rule.averaged:
         above, through = ranks_as_counts(score)
-        return block_weight(p, above.cast(pl.Float64), through.cast(pl.Float64), k)
+        weight: pl.Expr = block_weight(p, above.cast(pl.Float64), through.cast(pl.Float64), k)
+        return weight
     j = row_index().cast(pl.Float64)
-    return block_weight(p, j, j + 1.0, k)
+    in_order: pl.Expr = block_weight(p, j, j + 1.0, k)
+    return in_order
 
 
 # --------------------------------------------------------------------------- ERR
