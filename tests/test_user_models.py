@@ -275,3 +275,28 @@ def test_residual_bounds_binary_rbp_over_completions() -> None:
     # the best completion: both unjudged rows relevant, and every rank past the cut too
     high = best.select(lp.rbp("rel", "s", p=0.7, k=4)).item() + 0.7**4
     assert low + residual == pytest.approx(high, rel=1e-12)
+
+
+# ---- every path ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("metric", "options", "expected"),
+    [
+        # g0: gains 1 at positions 0 and 3; g1: a tie of gains 2 and 0 at positions 0, 1
+        (lp.rbp, {}, [0.2 * (1 + 0.8**3), 2 * (1 - 0.8**2) / 2]),
+        (lp.rbp, {"p": 0.5, "k": 1}, [0.5, 2 * (1 - 0.5) / 2]),
+        # unjudged at position 1 of 4 (g0), at position 2 of 3 (g1), plus the tails
+        (lp.rbp, {"residual": True}, [0.2 * 0.8 + 0.8**4, 0.2 * 0.8**2 + 0.8**3]),
+        (lp.judged, {"k": 2}, [0.5, 1.0]),
+        (lp.judged, {}, [0.75, 2 / 3]),
+        # R = 1/16 at ranks 1 and 4 (g0); 3/16 at rank 1 (g1, the tie in row order)
+        (lp.err, {"ties": "input"}, [1 / 16 + (15 / 16) * (1 / 16) / 4, 3 / 16]),
+        (lp.err, {"k": 3, "ties": "input"}, [1 / 16, 3 / 16]),
+    ],
+)
+def test_every_path(
+    paths: Any, metric: Any, options: dict[str, Any], expected: list[float]
+) -> None:
+    frame = paths.long_frame([[1, -1, 0, 1], [2, 0, -1]], [[0.9, 0.7, 0.5, 0.1], [0.5, 0.5, 0.2]])
+    paths.assert_paths(frame, metric, expected, **options)
