@@ -300,3 +300,35 @@ def test_every_path(
 ) -> None:
     frame = paths.long_frame([[1, -1, 0, 1], [2, 0, -1]], [[0.9, 0.7, 0.5, 0.1], [0.5, 0.5, 0.2]])
     paths.assert_paths(frame, metric, expected, **options)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("ties", ["average", "trec_eval"])
+def test_two_stage_split_groups_equal_whole_groups(seed: int, ties: str) -> None:
+    """Cut at k, each reads the top k rows alone (top_k_only): split groups give the same values."""
+    from lodestar_polars._evaluate import two_stage
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 2000))
+    frame = pl.DataFrame(
+        {
+            "q": rng.integers(0, 4, n),
+            "rel": rng.integers(-1, 5, n),
+            "score": rng.integers(0, int(rng.integers(2, 100)), n).astype(np.float64),
+            "doc": [f"d{i}" for i in rng.permutation(n)],
+        }
+    )
+    metrics = ["rbp(p=0.7)@5", "judged@4", "Judged@30"]
+    if ties == "trec_eval":
+        metrics.append("err@6")
+    kw: dict[str, Any] = {"by": ["q"], "y_true": "rel", "y_score": "score", "ties": ties}
+    kw["item"] = "doc" if ties == "trec_eval" else None
+    assert two_stage.refusal(metrics, ties=ties) is None
+    expected = lp.evaluate(frame, metrics, **kw)
+    chunk = pl.Series(rng.integers(0, 5, frame.height))
+    kept = pl.concat(
+        two_stage.reduce_chunk(frame.filter(chunk == c), metrics, **kw) for c in range(5)
+    )
+    got = two_stage.evaluate_reduced(kept, metrics, **kw)
+    for name in metrics:
+        np.testing.assert_allclose(got[name], expected[name], rtol=1e-12, atol=0, err_msg=name)
