@@ -323,7 +323,7 @@ def test_two_stage_split_groups_equal_whole_groups(seed: int, ties: str) -> None
         metrics.append("err@6")
     kw: dict[str, Any] = {"by": ["q"], "y_true": "rel", "y_score": "score", "ties": ties}
     kw["item"] = "doc" if ties == "trec_eval" else None
-    assert two_stage.refusal(metrics, ties=ties) is None
+    assert two_stage.refusal(metrics, ties=ties) is None  # type: ignore[arg-type]
     expected = lp.evaluate(frame, metrics, **kw)
     chunk = pl.Series(rng.integers(0, 5, frame.height))
     kept = pl.concat(
