@@ -914,7 +914,7 @@ def evaluate(
         ``qid``, ``docno`` and ``score``, of the same kinds.
     measures : str or list of str, default="official"
         trec_eval measure names: every measure of trec_eval's ``all_trec``
-        but ``relstring``, ``rbp``, ``rbp_resid`` and ``unj`` (``num_q``,
+        but ``relstring`` (``num_q``, ``rbp``, ``rbp_resid``, ``unj``,
         ``map``, ``gm_map``, ``Rprec``, ``bpref``, ``recip_rank``,
         ``infAP``, ``G``, ``set_F``, ``utility``, ``num_nonrel_judged_ret``,
         ...: :data:`MEASURES`), and the cutoff measures ``P``, ``recall``,
