@@ -1394,6 +1394,17 @@ def ranking_report(
     groups : str or polars.Expr, default=None
         A column of ``scores``, constant within a list: the bootstrap's
         cluster unit (the entity).  Without it each graded list is a unit.
+    value : str or polars.Expr, default=None
+        A numeric, non-negative column of ``scores`` (an item's price or
+        margin): adds the value family (``value@k``, ``value_share@k``,
+        ``value_ndcg@k``, no interval) to every block, the floor and model B
+        (docs/report.md, "The value family").
+    y_score_b : str or polars.Expr, default=None
+        Model B's scores (a second column of ``scores``): every family of
+        model B under the primary objective, and each difference B − A with
+        the paired cluster bootstrap interval (micro) and a verdict
+        (``a_ahead``, ``b_ahead``, ``undecided``) under ``versus``
+        (docs/report.md, "Model A against model B").
     n_resamples : int, default=1000
     confidence_level : float, default=0.95
     seed : int, default=0
