@@ -104,13 +104,14 @@ def versus_block(
     names = list(a.per_list)
     micro: dict[str, Any] = {}
     if n_units >= 2:
-        stats = [a.per_list[m] for m in names] + [b.per_list[m] for m in names]
+        # per graded list B − A: a resample's mean of it is B's mean minus A's on the same
+        # draws (exactly 0 when B is A, where two matrix products could differ in the last bit)
+        stats = [b.per_list[m] - a.per_list[m] for m in names]
         sums = np.stack([weighted_count(unit, weights=s, minlength=n_units) for s in stats], 1)
         counts = weighted_count(unit, minlength=n_units)
-        dist = bootstrap_means(sums, counts, n_resamples, seed)  # the same draws for A and B
-        m = len(names)
+        dist = bootstrap_means(sums, counts, n_resamples, seed)  # the report's draws
         for j, name in enumerate(names):
-            lo, hi = _interval(dist[:, m + j] - dist[:, j], confidence_level)
+            lo, hi = _interval(dist[:, j], confidence_level)
             micro[name] = {
                 "estimate": b.micro[name] - a.micro[name],
                 "ci_low": float(lo),
