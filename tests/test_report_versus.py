@@ -190,3 +190,20 @@ def test_refusals() -> None:
         lp.ranking_report(_log(0), y_score_b="bb", **KW)
     with pytest.raises(lp.InvalidParameterError, match="y_score_b"):
         lp.ranking_report(_log(0), y_score_b=3, **KW)  # type: ignore[arg-type]
+
+
+def test_the_page_and_the_notebook_table_show_value_and_versus(tmp_path: Any) -> None:
+    pytest.importorskip("matplotlib")
+    report = lp.ranking_report(_log(1), y_score_b="b", value="price", **KW)
+    page = report.to_html(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert '<table id="value">' in page
+    assert '<table id="versus">' in page
+    assert report["versus"]["decision"]["sentence"] in page
+    assert "<td>value_ndcg@3</td><td>value NDCG@3</td><td>higher</td>" in page
+    assert '<td class="b_ahead">b_ahead</td>' in page
+    fragment = report._repr_html_()
+    assert "value_share@3" in fragment
+    assert "B − A" in fragment
+    plain = lp.ranking_report(_log(1), **KW).to_html(tmp_path / "p.html").read_text("utf-8")
+    assert 'id="versus"' not in plain
+    assert 'id="value"' not in plain
