@@ -62,8 +62,12 @@ def check_extras(
     item: str,
     value: str | None,
     score_b: str | None,
+    row: str | None = None,
 ) -> None:
-    """The value column and model B's scores, checked on ``scores`` before any grading."""
+    """The value column and model B's scores, checked on ``scores`` before any grading.
+
+    ``row``: a column numbering the rows (a Spark partition's); else the input's order.
+    """
     from lodestar_polars._report.ranking_report import _with_keys
     from lodestar_polars._report.serving import require_columns
 
@@ -71,9 +75,9 @@ def check_extras(
     wanted = [c for c in (value, score_b) if c is not None]
     require_columns(lazy.collect_schema(), [*keys, item, *wanted], "scores", CALLER)
     if value is not None:
-        check_value_column(lazy, value, keys, item)
+        check_value_column(lazy, value, keys, item, row)
     if score_b is not None:
-        check_score_b(lazy, score_b, keys, item)
+        check_score_b(lazy, score_b, keys, item, row)
 
 
 def families_of(

@@ -39,7 +39,7 @@ from lodestar_polars._evaluate.partition import (
     sample_is_grouped,
 )
 from lodestar_polars._registry import report_metrics
-from lodestar_polars._report.extras import build_extras
+from lodestar_polars._report.extras import build_extras, check_extras
 from lodestar_polars._report.ranking_report import (
     _ITEM,
     _ROW,
@@ -215,6 +215,7 @@ class PartContext:
     value: str | None = None  # issue 21: the value column
     score_b: str | None = None  # issue 21: model B's scores
     state_b: Any = None
+    check_extras: bool = False  # Spark: the value and B columns checked per partition
 
 
 def _keep_problem(merged: _Merged, where: tuple[Any, ...], error: ValueError) -> None:
@@ -235,6 +236,12 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
     kk, names, primary, table = ctx.kk, ctx.names, ctx.primary, ctx.table
     micro = [key for key, _, _ in micro_keys(kk)]
     hit = f"hit@{kk}"
+    if ctx.check_extras and (ctx.value is not None or ctx.score_b is not None):
+        try:  # before any other check, as the whole path's check_extras
+            check_extras(part, (), keys, item, ctx.value, ctx.score_b, row=_GROW)
+        except ValueError as error:
+            _keep_problem(merged, (-1, _extras_row(error)), error)
+            return
     try:
         _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
         extra = [c for c in (ctx.value, ctx.score_b) if c is not None]
@@ -323,6 +330,14 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
                 sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
                     terms.per_list[key].sum()
                 )
+
+
+def _extras_row(error: ValueError) -> int:
+    """The row a value or y_score_b refusal names (its sentence's "row N"), for the order."""
+    import re
+
+    found = re.search(r"\brow (\d+)", str(error))
+    return int(found.group(1)) if found else -1
 
 
 def _per_item(merged: _Merged, catalogue: pl.Series, item: str) -> tuple[list[IntArray], int]:

@@ -40,10 +40,13 @@ def value_keys(k: int) -> list[str]:
     return [m.name(k) for m in report_metrics(k, "value")]
 
 
-def check_value_column(lazy: pl.LazyFrame, value: str, keys: list[str], item: str) -> None:
+def check_value_column(
+    lazy: pl.LazyFrame, value: str, keys: list[str], item: str, row: str | None = None
+) -> None:
     """Refuse a value column that is not numeric, or holds a null, a non-finite or a negative.
 
-    The first offending row (in input order, counted from 0) is named with its list and item.
+    The first offending row (in input order, counted from 0; ``row``: a column numbering the
+    rows, a Spark partition's) is named with its list and item.
     """
     dtype = lazy.collect_schema()[value]
     if not dtype.is_numeric():
@@ -53,22 +56,25 @@ def check_value_column(lazy: pl.LazyFrame, value: str, keys: list[str], item: st
         )
         raise InvalidParameterError(msg)
     col = pl.col(value)
+    numbered = (
+        lazy.select(*keys, item, value).with_row_index(_ROWNO)
+        if row is None
+        else lazy.select(*keys, item, value, pl.col(row).alias(_ROWNO)).sort(_ROWNO)
+    )
     bad = (
-        lazy.select(*keys, item, value)
-        .with_row_index(_ROWNO)
-        .filter(col.is_null() | ~col.cast(pl.Float64).is_finite() | (col < 0))
+        numbered.filter(col.is_null() | ~col.cast(pl.Float64).is_finite() | (col < 0))
         .head(1)
         .collect()
     )
     if bad.height:
-        row = bad.row(0, named=True)
-        got = row[value]
+        first = bad.row(0, named=True)
+        got = first[value]
         rule = "null" if got is None else "not finite" if not np.isfinite(got) else "negative"
-        where = row[keys[0]] if len(keys) == 1 else {k: row[k] for k in keys}
+        where = first[keys[0]] if len(keys) == 1 else {k: first[k] for k in keys}
         msg = (
             f"The 'value' parameter of {CALLER} must name a column of finite, non-negative "
             f"values (an item's price or margin); column {value!r} is {rule} in row "
-            f"{row[_ROWNO]} (list {where!r}, item {row[item]!r}): {got!r}."
+            f"{first[_ROWNO]} (list {where!r}, item {first[item]!r}): {got!r}."
         )
         raise InvalidParameterError(msg)
 

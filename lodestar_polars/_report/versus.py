@@ -35,24 +35,25 @@ _ROWNO = "__lp_b_row"
 VERDICTS = ("a_ahead", "b_ahead", "undecided")
 
 
-def check_score_b(lazy: pl.LazyFrame, score_b: str, keys: list[str], item: str) -> None:
+def check_score_b(
+    lazy: pl.LazyFrame, score_b: str, keys: list[str], item: str, row: str | None = None
+) -> None:
     """Refuse a ``y_score_b`` column as ``y_score`` is refused: its dtype, a null, a non-finite."""
     check_score_dtype(lazy.collect_schema(), score_b, CALLER)
     col = pl.col(score_b)
-    bad = (
-        lazy.select(*keys, item, score_b)
-        .with_row_index(_ROWNO)
-        .filter(col.is_null() | ~col.cast(pl.Float64).is_finite())
-        .head(1)
-        .collect()
+    numbered = (
+        lazy.select(*keys, item, score_b).with_row_index(_ROWNO)
+        if row is None
+        else lazy.select(*keys, item, score_b, pl.col(row).alias(_ROWNO)).sort(_ROWNO)
     )
+    bad = numbered.filter(col.is_null() | ~col.cast(pl.Float64).is_finite()).head(1).collect()
     if bad.height:
-        row = bad.row(0, named=True)
-        where = row[keys[0]] if len(keys) == 1 else {k: row[k] for k in keys}
+        first = bad.row(0, named=True)
+        where = first[keys[0]] if len(keys) == 1 else {k: first[k] for k in keys}
         msg = (
             f"{CALLER}: y_score_b (model B's scores) must be finite and not null; list "
-            f"{where!r} has {score_b}={row[score_b]!r} for item {row[item]!r} (row "
-            f"{row[_ROWNO]})."
+            f"{where!r} has {score_b}={first[score_b]!r} for item {first[item]!r} (row "
+            f"{first[_ROWNO]})."
         )
         raise ValueError(msg)
 
