@@ -221,3 +221,17 @@ def test_the_registry_holds_the_value_keys() -> None:
     assert report_metric("value_ndcg@10") is value[2]
     assert direction("value@10") == "higher"
     assert all(m.block != "value" for m in report_metrics(5, "macro"))
+
+
+def test_an_unseen_truth_adds_no_value() -> None:
+    """A y_true frame naming an item the model did not score: a miss with no value row.
+
+    User 1 bought b (4, tied at ranks 2-3: half captured) and z (not a candidate); user 2
+    bought a (2, a three-way tie at k=2: 2/3 captured). value@2 (2 + 4/3)/2; share (1/2 + 2/3)/2.
+    """
+    truth = pl.DataFrame({"user": [1, 1, 2], "item": ["b", "z", "a"]})
+    report = _report(_example().drop("clicked"), y_true=truth)
+    assert report["n_unseen_truth"] == 1
+    got = report["objectives"]["accuracy"]["value"]
+    assert got["value@2"] == pytest.approx((2 + 4 / 3) / 2, rel=1e-12)
+    assert got["value_share@2"] == pytest.approx(7 / 12, rel=1e-12)

@@ -64,7 +64,7 @@ def check_value_column(
     bad = (
         numbered.filter(col.is_null() | ~col.cast(pl.Float64).is_finite() | (col < 0))
         .head(1)
-        .collect()
+        .collect(engine="streaming")
     )
     if bad.height:
         first = bad.row(0, named=True)

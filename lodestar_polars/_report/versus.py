@@ -46,7 +46,8 @@ def check_score_b(
         if row is None
         else lazy.select(*keys, item, score_b, pl.col(row).alias(_ROWNO)).sort(_ROWNO)
     )
-    bad = numbered.filter(col.is_null() | ~col.cast(pl.Float64).is_finite()).head(1).collect()
+    wrong = col.is_null() | ~col.cast(pl.Float64).is_finite()
+    bad = numbered.filter(wrong).head(1).collect(engine="streaming")
     if bad.height:
         first = bad.row(0, named=True)
         where = first[keys[0]] if len(keys) == 1 else {k: first[k] for k in keys}
