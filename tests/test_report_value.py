@@ -235,3 +235,39 @@ def test_an_unseen_truth_adds_no_value() -> None:
     got = report["objectives"]["accuracy"]["value"]
     assert got["value@2"] == pytest.approx((2 + 4 / 3) / 2, rel=1e-12)
     assert got["value_share@2"] == pytest.approx(7 / 12, rel=1e-12)
+
+
+def test_against_a_loop_over_lists() -> None:
+    """Per list, per positive: b above, t tied, P(R <= k) = clip(k - b, 0, t) / t."""
+    rng = np.random.default_rng(11)
+    rows = []
+    for user in range(25):
+        n = int(rng.integers(2, 9))  # lists of different lengths
+        for i in range(n):
+            rows.append((user, i, float(rng.integers(0, 3)), bool(rng.random() < 0.3),
+                         float(rng.integers(0, 10))))  # fmt: skip
+    frame = pl.DataFrame(rows, schema=["user", "item", "score", "clicked", "price"], orient="row")
+    k = 3
+    got = _report(frame, k=k)["objectives"]["accuracy"]["value"]
+    captured, shares, ndcgs = [], [], []
+    for user in range(25):
+        lst = [r for r in rows if r[0] == user]
+        pos = [r for r in lst if r[3]]
+        if not pos:
+            continue
+        cap = dcg = 0.0
+        for r in pos:
+            b = sum(1 for o in lst if o[2] > r[2])
+            t = sum(1 for o in lst if o[2] == r[2])
+            cap += r[4] * max(0, min(k - b, t)) / t
+            dcg += r[4] * sum(1 / math.log2(q + 1) for q in range(b + 1, b + t + 1) if q <= k) / t
+        total = sum(r[4] for r in pos)
+        ideal = sum(v / math.log2(q + 2) for q, v in enumerate(sorted([r[4] for r in pos])[::-1])
+                    if q < k)  # fmt: skip
+        captured.append(cap)
+        if total > 0:
+            shares.append(cap / total)
+            ndcgs.append(dcg / ideal)
+    assert got["value@3"] == pytest.approx(sum(captured) / len(captured), rel=1e-12)
+    assert got["value_share@3"] == pytest.approx(sum(shares) / len(shares), rel=1e-12)
+    assert got["value_ndcg@3"] == pytest.approx(sum(ndcgs) / len(ndcgs), rel=1e-12)

@@ -207,3 +207,9 @@ def test_the_page_and_the_notebook_table_show_value_and_versus(tmp_path: Any) ->
     plain = lp.ranking_report(_log(1), **KW).to_html(tmp_path / "p.html").read_text("utf-8")
     assert 'id="versus"' not in plain
     assert 'id="value"' not in plain
+
+
+def test_the_summary_says_the_versus_sentence() -> None:
+    report = lp.ranking_report(_log(1), y_score_b="b", **KW)
+    assert report["versus"]["decision"]["sentence"] in repr(report)
+    assert "Model B against model A" not in repr(lp.ranking_report(_log(1), **KW))

@@ -1160,6 +1160,9 @@ class RankingReport(dict[str, Any]):
         primary = self.get("primary_score")
         if isinstance(primary, Mapping) and primary.get("value") is not None:
             lines.append(f"primary score: {primary.get('metric')} = {primary['value']:.4f}")
+        versus = self.get("versus")  # issue 21: model B against model A, in one sentence
+        if isinstance(versus, Mapping) and isinstance(versus.get("decision"), Mapping):
+            lines.append(str(versus["decision"].get("sentence", "")))
         lines.append(
             "RankingReport: report[key] reads the payload; .to_frame(), .to_html(path), "
             ".to_json(path), .to_dict()"
