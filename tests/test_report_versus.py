@@ -213,3 +213,13 @@ def test_the_summary_says_the_versus_sentence() -> None:
     report = lp.ranking_report(_log(1), y_score_b="b", **KW)
     assert report["versus"]["decision"]["sentence"] in repr(report)
     assert "Model B against model A" not in repr(lp.ranking_report(_log(1), **KW))
+
+
+def test_one_column_in_several_roles() -> None:
+    """value and y_score_b naming the same column, or y_score's: one column, read once each."""
+    frame = _log(2).with_columns(w=pl.col("price"))
+    same = lp.ranking_report(frame, y_score_b="price", value="price", **KW)
+    apart = lp.ranking_report(frame, y_score_b="w", value="price", **KW)
+    assert same["versus"]["difference"] == apart["versus"]["difference"]
+    parted = lp.ranking_report(frame.lazy(), y_score_b="price", value="price", batch_rows=100, **KW)
+    assert parted["versus"]["difference"]["micro"] == same["versus"]["difference"]["micro"]

@@ -239,7 +239,8 @@ def _grade(
         n_dropped=n_dropped,
         unit=unit,
     )
-    return graded, base.select(_ROW, *keys, item, score, *(c for c in extra if c != score))
+    kept = [c for c in dict.fromkeys(extra) if c not in (score, item, *keys)]
+    return graded, base.select(_ROW, *keys, item, score, *kept)
 
 
 def _keys_of(by: object) -> tuple[list[str], list[pl.Expr]]:
