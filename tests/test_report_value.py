@@ -271,3 +271,24 @@ def test_against_a_loop_over_lists() -> None:
     assert got["value@3"] == pytest.approx(sum(captured) / len(captured), rel=1e-12)
     assert got["value_share@3"] == pytest.approx(sum(shares) / len(shares), rel=1e-12)
     assert got["value_ndcg@3"] == pytest.approx(sum(ndcgs) / len(ndcgs), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_value_key_lies_in_its_range(seed: int) -> None:
+    frame = _log(seed, n_lists=60)
+    report = lp.ranking_report(
+        frame, by="list", item="item", y_true="clicked", y_score="score", k=3, value="price",
+        objectives=("accuracy", "coverage"), n_resamples=10, y_score_b="price",
+    )  # fmt: skip
+    families = [b["value"] for b in report["objectives"].values()]
+    families.append(report["versus"]["model_b"]["value"])
+    for family in families:
+        for name, value in family.items():
+            m = report_metric(name)
+            assert m is not None
+            assert m.block == "value"
+            assert value is None or value in m.value_range, (name, value)
+    # value@k is at most the mean realised value of the lists (every positive captured)
+    realised = frame.filter(pl.col("clicked")).group_by("list").agg(pl.col("price").sum())["price"]
+    for family in families:
+        assert family["value@3"] <= realised.mean() + 1e-12
