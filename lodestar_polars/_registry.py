@@ -1650,7 +1650,7 @@ def trec_table() -> str:
 # ---------------------------------------------------------------------------
 # the ranking report's metric keys (lp.ranking_report, its HTML page, direction())
 
-ReportFamily = Literal["micro", "macro", "coverage"]
+ReportFamily = Literal["micro", "macro", "coverage", "value"]
 """The seed's two views, the second split in two: ``micro`` (accuracy, pooled over graded
 lists), ``macro`` (per true item, then over the items) and ``coverage`` (catalogue-wide, from
 the expected exposure).  ``macro`` and ``coverage`` share the payload's ``"macro"`` block."""
@@ -1684,9 +1684,11 @@ class ReportMetric:
     """The :data:`REGISTRY` metric a micro key equals (averaged ties), by its name."""
 
     @property
-    def block(self) -> Literal["micro", "macro"]:
-        """The payload block it is written in (``objectives[o]["micro"]`` or ``["macro"]``)."""
-        return "micro" if self.family == "micro" else "macro"
+    def block(self) -> Literal["micro", "macro", "value"]:
+        """The payload block it is written in (``objectives[o]``: micro, macro or value)."""
+        if self.family == "micro":
+            return "micro"
+        return "value" if self.family == "value" else "macro"
 
     @property
     def direction(self) -> Direction:
@@ -1780,12 +1782,43 @@ REPORT_METRICS: tuple[ReportMetric, ...] = (
         label="exposure Gini",
         value_range=UNIT,
     ),
+    # the value family (issue 21): written only when the report is given value=, a
+    # column of an item's price or margin; expectations over tie orders, no interval (seed 004)
+    ReportMetric(
+        key="value@{k}",
+        family="value",
+        summary="expected value of the realised positives in the top k, summed per list, "
+        "averaged over lists (written with `value=`)",
+        higher_is_better=True,
+        label="value@{k}",
+        value_range=NON_NEGATIVE,
+    ),
+    ReportMetric(
+        key="value_share@{k}",
+        family="value",
+        summary="`value@{k}` over the list's realised value, averaged over lists with a "
+        "positive realised value",
+        higher_is_better=True,
+        label="value share@{k}",
+        value_range=UNIT,
+    ),
+    ReportMetric(
+        key="value_ndcg@{k}",
+        family="value",
+        summary="NDCG@k with the realised positives' value as the gain (`lp.ndcg` with the "
+        "value as `y_true`), over lists with a positive realised value",
+        higher_is_better=True,
+        label="value NDCG@{k}",
+        value_range=UNIT,
+    ),
 )
 """The report's families in payload order; :func:`lodestar_polars.ranking_report` writes
 these keys, its HTML page labels them and :func:`direction` reads their direction."""
 
 
-def report_metrics(k: int, block: Literal["micro", "macro"] | None = None) -> list[ReportMetric]:
+def report_metrics(
+    k: int, block: Literal["micro", "macro", "value"] | None = None
+) -> list[ReportMetric]:
     """The keys the report writes at cutoff ``k`` (of one payload block), in payload order.
 
     A key written twice at this ``k`` is written once, first come first
@@ -1834,6 +1867,7 @@ def report_table() -> str:
         "micro": "`micro` (accuracy)",
         "macro": "`macro` (per item)",
         "coverage": "`coverage` (catalogue)",
+        "value": "`value` (price or margin)",
     }
     lines = ["| key | family | what | label | range | better |", "|---|---|---|---|---|---|"]
     for m in REPORT_METRICS:

@@ -39,6 +39,7 @@ from lodestar_polars._core.ranking import descending_key
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._registry import report_metrics
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._report.extras import Extras, check_extras, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
     check_frame,
@@ -155,11 +156,15 @@ def _grade(
     multi_positive: str,
     engine: Engine,
     key_exprs: Sequence[pl.Expr] = (),
+    extra: Sequence[str] = (),
 ) -> tuple[Graded, pl.DataFrame]:
-    """Read, check and index the input; the base frame keeps (list, item, score) rows."""
+    """Read, check and index the input; the base frame keeps (list, item, score) rows.
+
+    ``extra``: further columns of ``scores`` the base frame keeps (``value``, ``y_score_b``).
+    """
     lazy = _with_keys(scores.lazy(), key_exprs, "scores")
     schema = lazy.collect_schema()
-    wanted = [*keys, item, score]
+    wanted = [*keys, item, score, *extra]
     if isinstance(truth, str):
         wanted.append(truth)
     if groups is not None:
@@ -234,7 +239,8 @@ def _grade(
         n_dropped=n_dropped,
         unit=unit,
     )
-    return graded, base.select(_ROW, *keys, item, score)
+    kept = [c for c in dict.fromkeys(extra) if c not in (score, item, *keys)]
+    return graded, base.select(_ROW, *keys, item, score, *kept)
 
 
 def _keys_of(by: object) -> tuple[list[str], list[pl.Expr]]:
@@ -1052,10 +1058,13 @@ class RankingReport(dict[str, Any]):
         polars.DataFrame
             One row per (subject, objective or baseline, family, metric), with the columns
             ``subject`` (``"model"``, ``"baseline"``: the popularity floor, or
-            ``"difference"``: model − floor), ``objective`` (the model's block; for a
+            ``"difference"``: model − floor; with ``y_score_b``, ``"model_b"``: model B's
+            families, and ``"versus"``: B − A, with ``a_ahead``/``b_ahead``/``undecided``
+            verdicts on the micro rows), ``objective`` (the model's block; for a
             difference the primary objective; null for a floor), ``baseline`` (the floor's
             name, ``"global_pop"``; null for the model), ``family`` (``"micro"``: accuracy,
-            ``"macro"``: coverage), ``metric``, ``value``, ``ci_low`` and ``ci_high`` (the
+            ``"macro"``: coverage, ``"value"``: with ``value=``), ``metric``, ``value``,
+            ``ci_low`` and ``ci_high`` (the
             bootstrap interval, null where the payload has none: only the primary objective's
             micro family, the floor's and the differences carry one), ``verdict`` (on
             difference rows: ``model_ahead``, ``baseline_ahead`` or ``undecided``; null
@@ -1098,14 +1107,14 @@ class RankingReport(dict[str, Any]):
             )
 
         for name, block in (self.get("objectives") or {}).items():
-            for family in ("micro", "macro"):
+            for family in ("micro", "macro", "value"):  # value: issue 21, with value=
                 for metric, value in (block.get(family) or {}).items():
                     carries = name == unc_objective and family == "micro"
                     add("model", name, None, family, metric, value,
                         unc_model.get(metric) if carries else None)  # fmt: skip
         for base, block in (self.get("baselines") or {}).items():
             floor: Mapping[str, Any] = (unc_baselines.get(base) or {}).get("floor") or {}
-            for family in ("micro", "macro"):
+            for family in ("micro", "macro", "value"):
                 for metric, value in (block.get(family) or {}).items():
                     add("baseline", None, base, family, metric, value,
                         floor.get(metric) if family == "micro" else None)  # fmt: skip
@@ -1113,6 +1122,14 @@ class RankingReport(dict[str, Any]):
             for metric, entry in ((part or {}).get("difference") or {}).items():
                 add("difference", unc_objective, base, "micro", metric, entry.get("estimate"),
                     entry, entry.get("verdict"))  # fmt: skip
+        versus: Mapping[str, Any] = self.get("versus") or {}  # issue 21: model B, B − A
+        for family, part in (versus.get("model_b") or {}).items():
+            for metric, value in part.items():
+                add("model_b", versus.get("objective"), None, family, metric, value, None)
+        for family, part in (versus.get("difference") or {}).items():
+            for metric, entry in part.items():
+                add("versus", versus.get("objective"), None, family, metric,
+                    entry.get("estimate"), entry, entry.get("verdict"))  # fmt: skip
         return pl.DataFrame(rows, schema=FRAME_SCHEMA, orient="row")
 
     def _decision(self) -> Mapping[str, Any] | None:
@@ -1144,6 +1161,9 @@ class RankingReport(dict[str, Any]):
         primary = self.get("primary_score")
         if isinstance(primary, Mapping) and primary.get("value") is not None:
             lines.append(f"primary score: {primary.get('metric')} = {primary['value']:.4f}")
+        versus = self.get("versus")  # issue 21: model B against model A, in one sentence
+        if isinstance(versus, Mapping) and isinstance(versus.get("decision"), Mapping):
+            lines.append(str(versus["decision"].get("sentence", "")))
         lines.append(
             "RankingReport: report[key] reads the payload; .to_frame(), .to_html(path), "
             ".to_json(path), .to_dict()"
@@ -1310,6 +1330,8 @@ def ranking_report(
     train: pl.DataFrame | pl.LazyFrame | None = None,
     popularity: pl.DataFrame | pl.LazyFrame | None = None,
     groups: str | pl.Expr | None = None,
+    value: str | pl.Expr | None = None,
+    y_score_b: str | pl.Expr | None = None,
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
     seed: int = 0,
@@ -1376,6 +1398,17 @@ def ranking_report(
     groups : str or polars.Expr, default=None
         A column of ``scores``, constant within a list: the bootstrap's
         cluster unit (the entity).  Without it each graded list is a unit.
+    value : str or polars.Expr, default=None
+        A numeric, non-negative column of ``scores`` (an item's price or
+        margin): adds the value family (``value@k``, ``value_share@k``,
+        ``value_ndcg@k``, no interval) to every block, the floor and model B
+        (docs/report.md, "The value family").
+    y_score_b : str or polars.Expr, default=None
+        Model B's scores (a second column of ``scores``): every family of
+        model B under the primary objective, and each difference B − A with
+        the paired cluster bootstrap interval (micro) and a verdict
+        (``a_ahead``, ``b_ahead``, ``undecided``) under ``versus``
+        (docs/report.md, "Model A against model B").
     n_resamples : int, default=1000
     confidence_level : float, default=0.95
     seed : int, default=0
@@ -1502,13 +1535,20 @@ def ranking_report(
     item_expr = check_column(item, "item", CALLER)
     score_expr = check_column(y_score, "y_score", CALLER)
     groups_expr = check_column(groups, "groups", CALLER, allow_none=True)
+    value_expr = check_column(value, "value", CALLER, allow_none=True)
+    score_b_expr = check_column(y_score_b, "y_score_b", CALLER, allow_none=True)
     role_exprs = computed(
         {
             "item": (item, item_expr),
             "y_score": (y_score, score_expr),
             "groups": (groups, groups_expr),
+            "value": (value, value_expr),
+            "y_score_b": (y_score_b, score_b_expr),
         }
     )
+    value_name = None if value_expr is None else value_expr.meta.output_name()
+    score_b = None if score_b_expr is None else score_b_expr.meta.output_name()
+    extra_cols = [c for c in (value_name, score_b) if c is not None]
     item, score = names_of([item_expr, score_expr])  # type: ignore[list-item]
     groups = None if groups_expr is None else groups_expr.meta.output_name()
     truth = y_true
@@ -1589,11 +1629,13 @@ def ranking_report(
         if "item" in role_exprs:
             truth = with_item(truth, item_expr)
             train, popularity = with_item(train, item_expr), with_item(popularity, item_expr)
+    if extra_cols:  # issue 21: the value column and model B's scores, checked before any grading
+        check_extras(scores, key_exprs, keys, item, value_name, score_b)
     if isinstance(scores, pl.LazyFrame) and isinstance(truth, str):
         lazy = _with_keys(scores, key_exprs, "scores")
         require_columns(
             lazy.collect_schema(),
-            [*keys, item, score, truth, *([] if groups is None else [groups])],
+            [*keys, item, score, truth, *([] if groups is None else [groups]), *extra_cols],
             "scores",
             CALLER,
         )
@@ -1609,7 +1651,10 @@ def ranking_report(
                 popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
                 percentile=percentile, n_resamples=n_resamples,
                 confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
-                temp_dir=temp, progress=progress_callback(progress),
+                temp_dir=temp, progress=progress_callback(progress), value=value_name,
+                score_b=score_b,
+                fit_b=None if score_b is None
+                else lambda: _fit_lazy(lazy, keys, item, score_b, truth, mp),
             )  # fmt: skip
     tick = progress_callback(progress, step="step")
     g, base = _grade(
@@ -1622,12 +1667,18 @@ def ranking_report(
         multi_positive=mp,
         engine=eng,
         key_exprs=key_exprs,
+        extra=extra_cols,
     )
     # before any block is scored: the transforms' domains, in the report's words
     _check_domain(
         base, keys, item, score, block_alpha, shrinkage=strength if shrink else None,
         percentile=percentile,
     )  # fmt: skip
+    if score_b is not None:  # model B is ranked by the primary block's transform
+        _check_domain(
+            base, keys, item, score_b, {primary: block_alpha[primary]},
+            shrinkage=strength if shrink else None, percentile=percentile,
+        )  # fmt: skip
     pop, others, total, source = _popularity(g, item, train, popularity)
     if pop is None:
         tail_pop = weighted_count(g.g_item, minlength=g.items.len()).astype(np.float64)
@@ -1655,6 +1706,15 @@ def ranking_report(
         flags[g.g_row[g.g_row >= 0]] = True
         frame = base.with_columns(pl.Series(_TRUTH, flags))
         return fit_comparability(frame, by=keys, item=item, y_score=score, y_true=_TRUTH)
+
+    def fit_b() -> Any:  # model B's own state, when none is given (issue 21)
+        from lodestar_polars._report.comparability import fit_comparability
+
+        assert score_b is not None
+        flags = np.zeros(base.height, dtype=bool)
+        flags[g.g_row[g.g_row >= 0]] = True
+        frame = base.with_columns(pl.Series(_TRUTH, flags))
+        return fit_comparability(frame, by=keys, item=item, y_score=score_b, y_true=_TRUTH)
 
     blocks: dict[str, Block] = {}
     objective_alpha: dict[str, float | None] = {}
@@ -1696,6 +1756,15 @@ def ranking_report(
     )
     step(steps)
     longest = int(np.bincount(g.list_id)[g.g_list].max())
+    extras = memory_extras(
+        g, base, blocks, floor, kk=kk, primary=primary, value=value_name, score_b=score_b,
+        score_b_values=None if score_b is None else lambda state_b: _objective_scores(
+            base, objective=primary, alpha=block_alpha[primary], keys=keys, item=item,
+            score=score_b, transforms=transforms, state=state_b, fit=fit_b,
+        )[0],
+        state=None if comparability == "fitted_on_scores" else state, tail=tail,
+        n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
+    )  # fmt: skip
     return finish_payload(
         kk=kk,
         blocks=blocks,
@@ -1715,6 +1784,7 @@ def ranking_report(
         source=source,
         comparability=comparability,
         strength=strength if shrink else None,
+        extras=extras,
     )
 
 
@@ -1738,6 +1808,7 @@ def finish_payload(
     source: str | None,
     comparability: str | None,
     strength: float | None,
+    extras: Extras | None = None,
 ) -> RankingReport:
     """The payload from the blocks and the counts (both paths: whole, and in parts)."""
     model = blocks[primary]
@@ -1779,5 +1850,7 @@ def finish_payload(
         "by_construction": fixed,
         "notes": notes,
     }
+    if extras is not None:  # issue 21: the value family and model B (_report/extras.py)
+        extras.write(payload)
     payload["decision"] = decision_of(payload)
     return RankingReport(payload)
