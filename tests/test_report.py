@@ -1312,7 +1312,7 @@ def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Logits and the coverage block (alpha 1): one sentence before any block, with the ways out."""
-    from lodestar_polars._report import ranking_report as _report
+    from lodestar_polars._report.ranking_report import report as _report
 
     rng = np.random.default_rng(5)
     log = _random_log(24).with_columns(pl.Series("score", rng.normal(size=40 * 12)))
