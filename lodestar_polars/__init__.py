@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from lodestar_polars import arrays, trec
 from lodestar_polars._budget.budget import budget_curve, recall_at_budget
-from lodestar_polars._compare.compare import Comparison, compare
+from lodestar_polars._compare.compare import compare
+from lodestar_polars._compare.comparison import Comparison
 from lodestar_polars._compare.summarize import summarize
 from lodestar_polars._evaluate.evaluate import Progress, evaluate
 from lodestar_polars._fusion.fusion import fuse, optimize_fusion
