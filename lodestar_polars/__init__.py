@@ -46,11 +46,8 @@ from lodestar_polars._metrics.trec_measures import (
     interpolated_precision,
 )
 from lodestar_polars._off_policy.off_policy import off_policy
-from lodestar_polars._report.comparability import (
-    ComparabilityState,
-    fit_comparability,
-    transform_for_objective,
-)
+from lodestar_polars._report.comparability import fit_comparability, transform_for_objective
+from lodestar_polars._report.comparability_state import ComparabilityState
 from lodestar_polars._report.html import report_html
 from lodestar_polars._report.ranking_report import RankingReport, ranking_report
 from lodestar_polars._report.serving import top_k
