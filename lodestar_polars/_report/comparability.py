@@ -31,9 +31,17 @@ from lodestar_polars._report.comparability_checks import (
     _check_score_dtype,
     _describe,
     _roles,
-    check_exclusive,
-    check_state,
-    resolve_shrinkage,
+)
+
+# re-exported (``as``): the report imports these three from this module
+from lodestar_polars._report.comparability_checks import (
+    check_exclusive as check_exclusive,
+)
+from lodestar_polars._report.comparability_checks import (
+    check_state as check_state,
+)
+from lodestar_polars._report.comparability_checks import (
+    resolve_shrinkage as resolve_shrinkage,
 )
 from lodestar_polars._report.comparability_state import (
     _INT_DTYPES,
