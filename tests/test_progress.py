@@ -315,9 +315,7 @@ def _runs(n: int = 30) -> pl.DataFrame:
 
 @pytest.mark.parametrize("test", ["bootstrap", "fisher"])  # 30 queries: Fisher's Monte Carlo
 def test_compare_progress_per_block(monkeypatch: pytest.MonkeyPatch, test: Any) -> None:
-    monkeypatch.setattr(
-        "lodestar_polars._compare.paired._BLOCK", 30 * 100
-    )  # 100 resamples a block
+    monkeypatch.setattr("lodestar_polars._compare.paired._BLOCK", 30 * 100)  # 100 resamples a block
     seen: list[lp.Progress] = []
     kw: dict[str, Any] = {"baseline": "a", "test": test, "n_resamples": 450}
     quiet = lp.compare(_runs(), **kw)
