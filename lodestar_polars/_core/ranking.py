@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from lodestar_polars._core.segments import (
     segment_ids,
+    segment_positions,
     segment_running_sum,
     segment_starts,
     segment_sum,
@@ -327,8 +328,7 @@ def _padded_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool) ->
             score.reshape(length.size, longest), kind="stable" if break_ties else None
         )
         return (ascending[:, ::-1] + start[:, None]).ravel()
-    segment = segment_ids(length)
-    column = np.arange(score.size) - start[segment]
+    _, segment, column = segment_positions(length)
     if break_ties:
         column = length[segment] - 1 - column  # back to front
     flat_keys = np.full(length.size * longest, np.inf)
