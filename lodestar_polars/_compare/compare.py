@@ -38,9 +38,9 @@ import polars as pl
 from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.progress import ProgressBar, check_progress, progress_callback
 from lodestar_polars._base.validation import check_columns, check_int, check_open_interval
-from lodestar_polars._compare.comparison import Comparison, _baseline_table, _pair_table
-from lodestar_polars._compare.inputs import Frame, Missing, _collect
-from lodestar_polars._compare.paired import EXACT_MAX, Correction, Test, _run_tests, win_tie_loss
+from lodestar_polars._compare.comparison import Comparison, baseline_table, pair_table
+from lodestar_polars._compare.inputs import Frame, Missing, collect
+from lodestar_polars._compare.paired import EXACT_MAX, Correction, Test, run_tests, win_tie_loss
 from lodestar_polars._evaluate.evaluate import Progress
 from lodestar_polars._registry import Direction, direction
 from lodestar_polars.exceptions import InvalidParameterError
@@ -242,7 +242,7 @@ def compare(
     metric_list = None if metrics is None else _metric_names(metrics, "metrics")
     by_exprs = None if by is None else check_columns(by, "by", "compare")
     lower, higher = _direction_lists(lower_is_better, higher_is_better)
-    data = _collect(
+    data = collect(
         per_query,
         run=run,
         by=by_exprs,
@@ -261,7 +261,7 @@ def compare(
     if isinstance(tick, ProgressBar):
         tick.what = "resamples"
     try:
-        mean_diff, p, low, high = _run_tests(
+        mean_diff, p, low, high = run_tests(
             values, order, pairs, test=test, alpha=alpha, n_resamples=n_resamples, seed=seed,
             progress=tick,
         )  # fmt: skip
@@ -271,9 +271,9 @@ def compare(
     means = values.mean(axis=2)[order]  # (runs, metrics)
     # Tukey's p-values are family-wise over the pairs already: no correction on top.
     applied = None if test == "tukey" else correction
-    table = _baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), applied, alpha)
+    table = baseline_table(runs, names, means, pairs, (mean_diff, p, low, high), applied, alpha)
     counts = win_tie_loss(values, order, pairs)
-    pair_frame = _pair_table(runs, names, pairs, mean_diff, p, applied, alpha, directions, counts)
+    pair_frame = pair_table(runs, names, pairs, mean_diff, p, applied, alpha, directions, counts)
     n = values.shape[2]
     resampled = test == "bootstrap" or (test == "fisher" and n > EXACT_MAX)
     return Comparison(

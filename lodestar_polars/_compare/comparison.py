@@ -1,6 +1,6 @@
 """``lp.Comparison``, the result of ``lp.compare``: its two tables and their rendering.
 
-:func:`_baseline_table` and :func:`_pair_table` build ``Comparison.table`` and
+:func:`baseline_table` and :func:`pair_table` build ``Comparison.table`` and
 ``Comparison.pairs`` from the tests' arrays; the class writes them as Markdown
 (:meth:`Comparison.to_markdown`, also its ``print`` and notebook forms) and LaTeX
 (:meth:`Comparison.to_latex`).
@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from lodestar_polars._compare.inputs import _fail
+from lodestar_polars._compare.inputs import fail
 from lodestar_polars._compare.paired import Correction, adjust
 from lodestar_polars._registry import Direction
 
@@ -28,7 +28,7 @@ def _letters(k: int) -> list[str]:
     letters = list("abcdefghijklmnopqrstuvwxyz")
     if k > len(letters):
         msg = f"the report labels at most {len(letters)} runs with letters; got {k}."
-        raise _fail(msg)
+        raise fail(msg)
     return letters[:k]
 
 
@@ -300,7 +300,7 @@ class Comparison:
         return "\n".join([*head, *lines, r"\end{table}"])
 
 
-def _baseline_table(
+def baseline_table(
     runs: list[str],
     names: list[str],
     means: Array,
@@ -352,7 +352,7 @@ def _baseline_table(
     )
 
 
-def _pair_table(
+def pair_table(
     runs: list[str],
     names: list[str],
     pairs: list[tuple[int, int]],

@@ -2,7 +2,7 @@
 
 A frame with a run column or a mapping run name -> frame, read, checked (runs, metrics,
 finite values, one row per query, the same queries in every run) and aligned by query;
-:func:`_collect` is the whole path, each step a function of its own.
+:func:`collect` is the whole path, each step a function of its own.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ _RUN = "__lp_run__"
 Array = npt.NDArray[np.float64]
 
 
-def _fail(msg: str) -> ValueError:
+def fail(msg: str) -> ValueError:
     return ValueError(msg)
 
 
@@ -49,7 +49,7 @@ def _to_wide(
         missing = [c for e in by for c in e.meta.root_names() if c not in columns]
         if missing:
             msg = f"{where}: the `by` column(s) {missing} are not in the frame's columns {columns}."
-            raise _fail(msg)
+            raise fail(msg)
         if any(not _is_column(e) for e in by):  # an expression: its column, under its name
             try:
                 frame = frame.with_columns(by)
@@ -60,13 +60,13 @@ def _to_wide(
     if {"measure", "value"} <= set(columns) and (query is None or query == ["qid"]):
         if "qid" not in columns:
             msg = f"{where}: a long frame (measure, value) needs a 'qid' column; got {columns}."
-            raise _fail(msg)
+            raise fail(msg)
         extra = [c for c in columns if c not in ("qid", "measure", "value")]
         long = frame.filter(pl.col("qid").cast(pl.String) != "all")
         dup = long.group_by([*extra, "qid", "measure"]).len().filter(pl.col("len") > 1)
         if dup.height:
             msg = f"{where}: query {dup['qid'][0]!r} has measure {dup['measure'][0]!r} twice."
-            raise _fail(msg)
+            raise fail(msg)
         wide = long.pivot(on="measure", index=[*extra, "qid"], values="value")
         return wide, ["qid"]
     if query is None:
@@ -79,7 +79,7 @@ def _to_wide(
                 f"{where}: no 'qid' or 'query' column to identify the queries; "
                 f"pass by= (one of {columns})."
             )
-            raise _fail(msg)
+            raise fail(msg)
     if query == ["qid"] and frame.schema["qid"] == pl.String:
         frame = frame.filter(pl.col("qid") != "all")  # lp.trec.evaluate's summary row
     return frame, query
@@ -92,7 +92,7 @@ def _is_column(expr: pl.Expr) -> bool:
 
 
 @dataclass(frozen=True)
-class _Data:
+class Collected:
     runs: list[str]
     metrics: list[str]
     values: Array  # (runs, metrics, queries): each run's metric contiguous
@@ -105,12 +105,12 @@ def _read_run(
     """One run of a mapping: its name checked, its frame read and made wide."""
     if not isinstance(name, str):
         msg = f"per_query: run names must be strings; got {name!r}."
-        raise _fail(msg)
+        raise fail(msg)
     if isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
     if not isinstance(frame, pl.DataFrame):
         msg = f"per_query[{name!r}] must be a polars DataFrame; got {type(frame).__name__}."
-        raise _fail(msg)
+        raise fail(msg)
     return _to_wide(frame, by, f"per_query[{name!r}]")
 
 
@@ -122,7 +122,7 @@ def _numeric_columns(frame: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
 def _check_metrics_once(metrics: list[str]) -> None:
     if len(set(metrics)) != len(metrics):
         msg = f"metrics: each metric once; got {metrics}."
-        raise _fail(msg)
+        raise fail(msg)
 
 
 def _stack_runs(
@@ -135,12 +135,12 @@ def _stack_runs(
         wide, keys_here = _read_run(name, frame, by)
         if keys is not None and keys_here != keys:
             msg = f"per_query[{name!r}]: queries are keyed by {keys_here}, other runs by {keys}."
-            raise _fail(msg)
+            raise fail(msg)
         keys = keys_here
         parts.append((name, wide))
     if keys is None:
         msg = "per_query is empty: compare needs at least 2 runs."
-        raise _fail(msg)
+        raise fail(msg)
     if metrics is None:
         metrics = _numeric_columns(parts[0][1], keys)
     for name, wide in parts:
@@ -150,7 +150,7 @@ def _stack_runs(
                 f"run {name!r} has no metric {absent[0]!r}: every run needs every metric "
                 f"(its columns are {wide.columns})."
             )
-            raise _fail(msg)
+            raise fail(msg)
     _check_metrics_once(metrics)
     try:
         full = pl.concat(
@@ -159,7 +159,7 @@ def _stack_runs(
         )
     except pl.exceptions.PolarsError as exc:
         msg = f"per_query: the runs' query or metric columns have different types ({exc})."
-        raise _fail(msg) from None
+        raise fail(msg) from None
     return full, [name for name, _ in parts], keys, metrics
 
 
@@ -174,26 +174,26 @@ def _read_frame(
             "per_query must be a polars DataFrame with a run column or a mapping "
             f"run name -> DataFrame; got {type(per_query).__name__}."
         )
-        raise _fail(msg)
+        raise fail(msg)
     if run not in per_query.columns:
         msg = (
             f"per_query has no run column {run!r} (columns {per_query.columns}); pass "
             "run= naming it, or a mapping run name -> per-query frame."
         )
-        raise _fail(msg)
+        raise fail(msg)
     wide, keys = _to_wide(per_query, by, "per_query")
     if metrics is None:
         metrics = _numeric_columns(wide, [*keys, run])
     absent = [m for m in metrics if m not in wide.columns]
     if absent:
         msg = f"per_query has no metric column {absent[0]!r} (columns {wide.columns})."
-        raise _fail(msg)
+        raise fail(msg)
     _check_metrics_once(metrics)
     full = wide.select(pl.col(run).cast(pl.String).alias(_RUN), *keys, *metrics)
     names = full[_RUN].unique(maintain_order=True).to_list()
     if None in names:
         msg = f"per_query: the run column {run!r} has null values."
-        raise _fail(msg)
+        raise fail(msg)
     return full, names, keys, metrics
 
 
@@ -203,18 +203,18 @@ def _check_runs_and_metrics(
     """At least one numeric metric, each once; the baseline among at least 2 runs."""
     if not metrics:
         msg = "metrics: no metric to compare (no numeric column besides the query and run)."
-        raise _fail(msg)
+        raise fail(msg)
     _check_metrics_once(metrics)
     for m in metrics:
         if not full.schema[m].is_numeric():
             msg = f"metric {m!r} must be numeric; its column is {full.schema[m]}."
-            raise _fail(msg)
+            raise fail(msg)
     if baseline not in names:
         msg = f"baseline {baseline!r} is not one of the runs {names}."
-        raise _fail(msg)
+        raise fail(msg)
     if len(names) < 2:
         msg = f"compare needs at least 2 runs; got {names}."
-        raise _fail(msg)
+        raise fail(msg)
 
 
 def _aligned(
@@ -314,7 +314,7 @@ def _check_finite(full: pl.DataFrame, query: list[str], metrics: list[str]) -> N
                 f"{_examples(which.select(query))}): a finite per-query value is needed for "
                 "every query (score those queries, or drop them from every run)."
             )
-            raise _fail(msg)
+            raise fail(msg)
 
 
 def _check_unique_queries(full: pl.DataFrame, query: list[str]) -> None:
@@ -326,7 +326,7 @@ def _check_unique_queries(full: pl.DataFrame, query: list[str]) -> None:
             f"run {r!r} lists {dup.filter(pl.col(_RUN) == r).height} query(ies) more than "
             f"once (e.g. {_examples(dup.filter(pl.col(_RUN) == r).select(query))})."
         )
-        raise _fail(msg)
+        raise fail(msg)
 
 
 def _common_queries(
@@ -363,7 +363,7 @@ def _common_queries(
                 "lp.trec.evaluate(complete=True)), or pass missing='intersect' to compare "
                 "on the queries every run has."
             )
-            raise _fail(msg)
+            raise fail(msg)
     if not differ:
         return base_q, base_q.height
     present = full.group_by(query).agg(pl.col(_RUN).n_unique().alias("__lp_n__"))
@@ -391,7 +391,7 @@ def _pivot(
     return values
 
 
-def _collect(
+def collect(
     per_query: Frame | Mapping[str, Frame],
     *,
     run: str,
@@ -399,7 +399,7 @@ def _collect(
     metrics: list[str] | None,
     baseline: str,
     missing: Missing,
-) -> _Data:
+) -> Collected:
     """The runs' per-query values as one array, every check on the way.
 
     ``query`` below: the column(s) that identify a query, ``by``'s output names.
@@ -412,7 +412,7 @@ def _collect(
     full = full.with_columns(pl.col(m).cast(pl.Float64) for m in metrics)
     values = _aligned(full, names, query, metrics, baseline)
     if values is not None:
-        return _Data(names, list(metrics), values, 0)
+        return Collected(names, list(metrics), values, 0)
     _check_finite(full, query, metrics)
     _check_unique_queries(full, query)
     common, all_queries = _common_queries(full, names, query, baseline, missing)
@@ -420,6 +420,6 @@ def _collect(
         msg = f"compare needs at least 2 queries scored by every run; got {common.height}" + (
             f" (of {all_queries} in all)." if all_queries != common.height else "."
         )
-        raise _fail(msg)
+        raise fail(msg)
     values = _pivot(full, names, query, metrics, common)
-    return _Data(names, list(metrics), values, all_queries - common.height)
+    return Collected(names, list(metrics), values, all_queries - common.height)

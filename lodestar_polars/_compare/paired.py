@@ -2,7 +2,7 @@
 
 Student's t-test (:func:`student`), Fisher's randomization test, exact (:func:`fisher_exact`) or
 on random sign patterns (:func:`fisher_monte_carlo`), the paired bootstrap (:func:`bootstrap`),
-the corrections (:func:`adjust`), and :func:`_run_tests`, which runs the chosen test on every
+the corrections (:func:`adjust`), and :func:`run_tests`, which runs the chosen test on every
 (pair of runs, metric) at once, with the wins, ties and losses of each pair (:func:`win_tie_loss`).
 Vectorised over the comparisons and, for the resampling tests, over blocks of resamples.
 """
@@ -211,7 +211,7 @@ def adjust(p: Array, correction: Correction | None) -> Array:
     return out
 
 
-def _run_tests(
+def run_tests(
     values: Array,
     order: list[int],
     pairs: list[tuple[int, int]],
