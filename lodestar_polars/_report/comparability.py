@@ -394,6 +394,59 @@ def rank_percentile(
     return np.where(on, mid_level, out)
 
 
+def _no_state(a: float, *, shrinkage: bool, percentile: bool, caller: str) -> ValueError:
+    """The sentence of a transform other than the identity called without a state."""
+    needs = (
+        "percentile ranking (the item's score quantiles)"
+        if percentile
+        else "shrinkage (the items' base rates)"
+        if shrinkage
+        else f"the popularity discount {a!r} (the items' base rates)"
+    )
+    msg = (
+        f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
+        "once on training or holdout data; got state=None. Scores are never used to fit "
+        "their own state (one list's ranking would depend on the rest of the batch); only "
+        "the identity (popularity_discount 0, no shrinkage, no percentile) runs without a "
+        "state."
+    )
+    return ValueError(msg)
+
+
+def _catalogue_ids(
+    df: pl.DataFrame,
+    schema: Mapping[str, Any],
+    item: str,
+    item_dtype: Any,
+    state: ComparabilityState,
+    caller: str,
+) -> IntArray:
+    """Each row's item as its row in the state's catalogue; another catalogue's items refused."""
+    catalogue = state.catalogue
+    if item_dtype != catalogue.dtype and not (
+        item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
+    ):
+        msg = (
+            f"{caller}: the state was fitted on a catalogue of {catalogue.dtype} items; the "
+            f"item column {item!r} holds {schema[item]}: a state from another catalogue."
+        )
+        raise ValueError(msg)
+    items = df[item].cast(catalogue.dtype, strict=False)
+    ids = items.replace_strict(
+        catalogue, pl.Series(np.arange(catalogue.len())), default=None, return_dtype=pl.Int64
+    )
+    unknown = items.filter(ids.is_null()).unique(maintain_order=True)
+    if ids.null_count():
+        shown = ", ".join(repr(v) for v in unknown.head(5).to_list())
+        msg = (
+            f"{caller}: the state's catalogue ({catalogue.len()} items) lacks {unknown.len()} "
+            f"item(s) of scores, e.g. {shown}: a state from another catalogue is refused; fit "
+            "one with lp.fit_comparability on this catalogue."
+        )
+        raise ValueError(msg)
+    return ids.to_numpy()
+
+
 @renamed(score="y_score", alpha="popularity_discount")
 def transform_for_objective(
     scores: FrameT,
@@ -501,49 +554,13 @@ def transform_for_objective(
         # the identity
         return source.with_columns(pl.col(y_score).cast(pl.Float64))  # type: ignore[return-value]
     if state is None:
-        needs = (
-            "percentile ranking (the item's score quantiles)"
-            if percentile
-            else "shrinkage (the items' base rates)"
-            if shrinkage
-            else f"the popularity discount {a!r} (the items' base rates)"
-        )
-        msg = (
-            f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
-            "once on training or holdout data; got state=None. Scores are never used to fit "
-            "their own state (one list's ranking would depend on the rest of the batch); only "
-            "the identity (popularity_discount 0, no shrinkage, no percentile) runs without a "
-            "state."
-        )
-        raise ValueError(msg)
+        raise _no_state(a, shrinkage=shrinkage, percentile=percentile, caller=caller)
     item_dtype = _check_item_dtype(schema, item, caller)
     df = source.lazy().collect() if lazy else source
     assert isinstance(df, pl.DataFrame)
     _check_no_nulls(df, [item], caller)
     _check_finite(df, keys, y_score, caller)
-    catalogue = state.catalogue
-    if item_dtype != catalogue.dtype and not (
-        item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
-    ):
-        msg = (
-            f"{caller}: the state was fitted on a catalogue of {catalogue.dtype} items; the "
-            f"item column {item!r} holds {schema[item]}: a state from another catalogue."
-        )
-        raise ValueError(msg)
-    items = df[item].cast(catalogue.dtype, strict=False)
-    ids = items.replace_strict(
-        catalogue, pl.Series(np.arange(catalogue.len())), default=None, return_dtype=pl.Int64
-    )
-    unknown = items.filter(ids.is_null()).unique(maintain_order=True)
-    if ids.null_count():
-        shown = ", ".join(repr(v) for v in unknown.head(5).to_list())
-        msg = (
-            f"{caller}: the state's catalogue ({catalogue.len()} items) lacks {unknown.len()} "
-            f"item(s) of scores, e.g. {shown}: a state from another catalogue is refused; fit "
-            "one with lp.fit_comparability on this catalogue."
-        )
-        raise ValueError(msg)
-    item_id = ids.to_numpy()
+    item_id = _catalogue_ids(df, schema, item, item_dtype, state, caller)
     s = df[y_score].cast(pl.Float64).to_numpy().copy()
     table = state.table
     n_pos = table["n_positive"].to_numpy().astype(np.float64)
