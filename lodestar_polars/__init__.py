@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from lodestar_polars import arrays, trec
 from lodestar_polars._budget.budget import budget_curve, recall_at_budget
-from lodestar_polars._compare.compare import Comparison, compare
+from lodestar_polars._compare.compare import compare
+from lodestar_polars._compare.comparison import Comparison
 from lodestar_polars._compare.summarize import summarize
 from lodestar_polars._evaluate.evaluate import Progress, evaluate
 from lodestar_polars._fusion.fusion import fuse, optimize_fusion
@@ -46,11 +47,8 @@ from lodestar_polars._metrics.trec_measures import (
 )
 from lodestar_polars._metrics.user_models import err, judged, rbp
 from lodestar_polars._off_policy.off_policy import off_policy
-from lodestar_polars._report.comparability import (
-    ComparabilityState,
-    fit_comparability,
-    transform_for_objective,
-)
+from lodestar_polars._report.comparability import fit_comparability, transform_for_objective
+from lodestar_polars._report.comparability_state import ComparabilityState
 from lodestar_polars._report.html import report_html
 from lodestar_polars._report.ranking_report import RankingReport, ranking_report
 from lodestar_polars._report.serving import top_k

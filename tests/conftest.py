@@ -24,13 +24,22 @@ A *path* is one way a user evaluates a metric expression per group:
 Helpers are handed out by session-scoped fixtures (the test modules are
 imported with ``--import-mode=importlib``, so they cannot import this file),
 which also keeps them usable inside hypothesis tests.
+
+Spark: a test marked ``@pytest.mark.spark`` skips, with the reason, only where pyspark or Java
+is missing (the dependency-floor job installs no pyspark); with ``LODESTAR_REQUIRE_SPARK=1``, as
+the main CI run sets it, it fails instead. The ``spark`` fixture is one ``local[2]`` session for
+the whole test session (tests/test_spark.py and tests/test_spark_report.py share it).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import math
-from collections.abc import Callable, Sequence
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import polars as pl
@@ -265,3 +274,63 @@ class Paths:
 def paths() -> type[Paths]:
     """Long-frame builders and the every-path runner (see the module docstring)."""
     return Paths
+
+
+# --------------------------------------------------------------------------- Spark
+
+
+def _spark_missing() -> str | None:
+    """Why the Spark tests cannot run here (no pyspark, no Java), or None."""
+    if importlib.util.find_spec("pyspark") is None:
+        return 'pyspark is not installed (pip install -e ".[test,spark]")'
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (
+        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
+    ):
+        return "no Java runtime (java on PATH or JAVA_HOME): Spark needs a JVM"
+    return None
+
+
+SPARK_MISSING = _spark_missing()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "spark: needs pyspark and a Java runtime (skipped without them; "
+        "failed under LODESTAR_REQUIRE_SPARK=1)",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("spark") is None or SPARK_MISSING is None:
+        return
+    if os.environ.get("LODESTAR_REQUIRE_SPARK") == "1":
+        pytest.fail(f"LODESTAR_REQUIRE_SPARK=1 but the Spark tests cannot run: {SPARK_MISSING}")
+    pytest.skip(SPARK_MISSING)
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local[2] session for the test session, its workers running this interpreter."""
+    from pyspark.sql import SparkSession
+
+    before = os.environ.get("PYSPARK_PYTHON")
+    # the workers must run this interpreter, which has polars and lodestar_polars
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("lodestar_polars tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+    if before is None:
+        os.environ.pop("PYSPARK_PYTHON", None)
+    else:
+        os.environ["PYSPARK_PYTHON"] = before

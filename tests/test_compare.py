@@ -12,9 +12,9 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._compare import compare as _compare
+from lodestar_polars._compare import paired as _paired
 from lodestar_polars._compare import stats as _stats
-from lodestar_polars._compare.compare import Correction
+from lodestar_polars._compare.paired import Correction
 from lodestar_polars.cli import run as cli_main
 
 scipy_stats = pytest.importorskip("scipy.stats")
@@ -166,9 +166,9 @@ def test_fisher_exact_by_hand() -> None:
     """Fisher exact by hand."""
     # d = (0.1, 0.2, 0.3): of the 8 sign patterns, |sum| >= 0.6 for (+++) and (---): p = 2/8.
     d = np.array([[0.1], [0.2], [0.3]])
-    assert _compare.fisher_exact(d)[0] == 0.25
+    assert _paired.fisher_exact(d)[0] == 0.25
     # d = (1, -1): sums 0, 2, -2, 0; observed 0, so every pattern is as extreme: p = 1.
-    assert _compare.fisher_exact(np.array([[1.0], [-1.0]]))[0] == 1.0
+    assert _paired.fisher_exact(np.array([[1.0], [-1.0]]))[0] == 1.0
 
 
 def test_fisher_exact_at_the_limit() -> None:
@@ -180,7 +180,7 @@ def test_fisher_exact_at_the_limit() -> None:
     values = _runs(10, k=2, seed=7)
     d = np.concatenate([values["run1"] - values["run0"], np.zeros(10)])[:, None]
     expected = _scipy_fisher(values["run1"], values["run0"], n_resamples=np.inf)
-    assert _compare.fisher_exact(d)[0] == pytest.approx(expected, rel=1e-12)
+    assert _paired.fisher_exact(d)[0] == pytest.approx(expected, rel=1e-12)
 
 
 # Differences of 0.0002 between values near 0.5: equal in decimal, not in binary. The
@@ -204,7 +204,7 @@ def test_fisher_ties_within_rounding_of_the_values(shift: float) -> None:
     if shift == 0.0:
         assert _scipy_fisher(run, base, n_resamples=np.inf) == pytest.approx(0.75)
     # the rounding is real: without the values' magnitude, the differences alone miss ties
-    assert _compare.fisher_exact((run - base)[:, None])[0] < 1.0
+    assert _paired.fisher_exact((run - base)[:, None])[0] < 1.0
 
 
 def test_fisher_monte_carlo_ties_within_rounding() -> None:
@@ -218,8 +218,8 @@ def test_fisher_monte_carlo_ties_within_rounding() -> None:
     d = (run - base)[:, None]
     magnitude = np.array([np.mean(np.abs(run) + np.abs(base))])
     flips = np.array([[1, 1, 0], [1, 0, 1], *[[0, 1, 1]] * 4], dtype=np.float64)
-    assert _compare.fisher_monte_carlo(d, [flips], magnitude)[0] == pytest.approx(6 / 7)
-    assert _compare.fisher_monte_carlo(d, [flips])[0] < 6 / 7  # the rounding is real
+    assert _paired.fisher_monte_carlo(d, [flips], magnitude)[0] == pytest.approx(6 / 7)
+    assert _paired.fisher_monte_carlo(d, [flips])[0] < 6 / 7  # the rounding is real
 
 
 def test_bootstrap_p_value_ties_within_rounding() -> None:
@@ -232,8 +232,8 @@ def test_bootstrap_p_value_ties_within_rounding() -> None:
     d = (_TIE_RUN - _TIE_BASE)[:, None]
     magnitude = np.array([np.mean(np.abs(_TIE_RUN) + np.abs(_TIE_BASE))])
     idx = np.array([[0, 1, 2, 3], [0, 0, 1, 2], [1, 2, 3, 1], [0, 0, 0, 1]])
-    assert _compare.bootstrap(d, [idx], 0.5, magnitude)[0][0] == pytest.approx(4 / 5)
-    assert _compare.bootstrap(d, [idx], 0.5)[0][0] < 4 / 5  # the rounding is real
+    assert _paired.bootstrap(d, [idx], 0.5, magnitude)[0][0] == pytest.approx(4 / 5)
+    assert _paired.bootstrap(d, [idx], 0.5)[0][0] < 4 / 5  # the rounding is real
 
 
 def test_fisher_monte_carlo_given_flips_by_hand() -> None:
@@ -243,7 +243,7 @@ def test_fisher_monte_carlo_given_flips_by_hand() -> None:
     # scipy's Monte Carlo rule: 2 * min(5 + 1, 1 + 1) / (5 + 1) = 2/3.
     d = np.array([[0.5], [0.25], [0.25]])
     flips = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 1], [1, 1, 1], [0, 1, 0]], dtype=np.float64)
-    assert _compare.fisher_monte_carlo(d, [flips[:2], flips[2:]])[0] == pytest.approx(2 / 3)
+    assert _paired.fisher_monte_carlo(d, [flips[:2], flips[2:]])[0] == pytest.approx(2 / 3)
 
 
 def test_fisher_monte_carlo_near_permutation_test() -> None:
@@ -269,7 +269,7 @@ def test_bootstrap_equals_scipy_on_the_same_resamples(n: int, alpha: float) -> N
     values = _runs(n, k=2, seed=n)
     d = values["run1"] - values["run0"]
     indices = np.random.default_rng(11).integers(0, n, (999, n))
-    _, low, high = _compare.bootstrap(d[:, None], [indices[:500], indices[500:]], alpha)
+    _, low, high = _paired.bootstrap(d[:, None], [indices[:500], indices[500:]], alpha)
     ref = scipy_stats.bootstrap(
         (d,),
         np.mean,
@@ -305,7 +305,7 @@ def test_bootstrap_p_value_by_hand() -> None:
     # |mean* - 0.5| >= 0.5 for the first two: p = (2 + 1) / (4 + 1).
     d = np.array([[1.0], [0.0]])
     idx = np.array([[0, 0], [1, 1], [0, 1], [1, 0]])
-    p, low, high = _compare.bootstrap(d, [idx], 0.5)
+    p, low, high = _paired.bootstrap(d, [idx], 0.5)
     assert p[0] == pytest.approx(3 / 5)
     assert low[0] == pytest.approx(np.quantile([1, 0, 0.5, 0.5], 0.25))
 
@@ -316,10 +316,10 @@ def test_bootstrap_p_value_by_hand() -> None:
 def test_holm_and_bonferroni_by_hand() -> None:
     """Holm and bonferroni by hand."""
     p = np.array([0.01, 0.04, 0.03])
-    np.testing.assert_allclose(_compare.adjust(p, "bonferroni"), [0.03, 0.12, 0.09])
+    np.testing.assert_allclose(_paired.adjust(p, "bonferroni"), [0.03, 0.12, 0.09])
     # Holm: sorted 0.01*3, 0.03*2, 0.04*1 -> 0.03, 0.06, max(0.06, 0.04) = 0.06
-    np.testing.assert_allclose(_compare.adjust(p, "holm"), [0.03, 0.06, 0.06])
-    np.testing.assert_allclose(_compare.adjust(p, None), p)
+    np.testing.assert_allclose(_paired.adjust(p, "holm"), [0.03, 0.06, 0.06])
+    np.testing.assert_allclose(_paired.adjust(p, None), p)
 
 
 def test_table_shape_and_correction() -> None:

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars._compare import compare as _compare
+from lodestar_polars._compare import paired as _paired
 from lodestar_polars._compare import tukey as _tukey
 from lodestar_polars._compare import wilcoxon as _wilcoxon
 from lodestar_polars._core import bootstrap as kernel
@@ -377,9 +377,9 @@ def test_bootstrap_kernel_is_the_stream_both_callers_draw() -> None:
     np.testing.assert_array_equal(report, expected)
     # compare's bootstrap: the kernel's draws (its _BLOCK), counts times the differences
     d = np.random.default_rng(1).standard_normal((n, 2))
-    draws = list(_compare._random_indices(n, total, np.random.default_rng(seed)))
+    draws = list(_paired._random_indices(n, total, np.random.default_rng(seed)))
     np.testing.assert_array_equal(np.concatenate(draws), whole)
-    p, low, high = _compare.bootstrap(d, draws, 0.1)
+    p, low, high = _paired.bootstrap(d, draws, 0.1)
     means = expected @ d / n
     np.testing.assert_array_equal(low, np.quantile(means, 0.05, axis=0))
     np.testing.assert_array_equal(high, np.quantile(means, 0.95, axis=0))

@@ -19,7 +19,8 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import lodestar_polars as lp
-from lodestar_polars._evaluate import evaluate as _evaluate
+from lodestar_polars._evaluate import frame as _frame
+from lodestar_polars._evaluate import parted as _parted
 from lodestar_polars._evaluate import partition as _partition
 from lodestar_polars._evaluate import partition as lp_partition
 from lodestar_polars._evaluate.partition import Layout
@@ -63,14 +64,14 @@ def _whole(frame: pl.DataFrame, by: list[str] | str, **kwargs: Any) -> pl.DataFr
 def _spy_parts(monkeypatch: pytest.MonkeyPatch, part_rows: int) -> list[int]:
     """Force parts of ``part_rows`` rows; the heights of the frames evaluated are recorded."""
     heights: list[int] = []
-    inner = _evaluate._evaluate_frame
+    inner = _frame._evaluate_frame
 
     def spy(frame: pl.DataFrame, *args: Any, **kwargs: Any) -> pl.DataFrame:
         heights.append(frame.height)
         return inner(frame, *args, **kwargs)
 
-    monkeypatch.setattr(_evaluate, "_PART_ROWS", part_rows)
-    monkeypatch.setattr(_evaluate, "_evaluate_frame", spy)
+    monkeypatch.setattr(_parted, "_PART_ROWS", part_rows)
+    monkeypatch.setattr(_parted, "_evaluate_frame", spy)
     return heights
 
 
@@ -86,7 +87,7 @@ def test_in_memory_parts_equal_one_call(
         log = log.sort(by, nulls_last=False)
     keys = [by] if isinstance(by, str) else by
     # the layout takes the path meant for it: runs when sorted, the hash otherwise
-    assert (_evaluate._contiguous_runs(log, keys) is not None) == (layout == "sorted")
+    assert (_frame._contiguous_runs(log, keys) is not None) == (layout == "sorted")
     kwargs: dict[str, Any] = dict(strict=False)
     if by == KEYS:
         kwargs["weight"] = "w"
@@ -161,7 +162,7 @@ def test_float_keys_zero_and_nan_stay_one_group(monkeypatch: pytest.MonkeyPatch)
 def test_part_boundaries_of_a_sorted_frame(tmp_path: Path) -> None:
     # a run longer than a part is kept whole: parts are cut only between runs
     frame = pl.DataFrame({"q": [1] * 7 + [2] * 2 + [3] * 5, "v": range(14)})
-    parts = list(_evaluate._frame_parts(frame, ["q"], 4))
+    parts = list(_parted._frame_parts(frame, ["q"], 4))
     assert [p["q"].unique().to_list() for p in parts] == [[1], [2], [3]]
     assert sum(p.height for p in parts) == frame.height
 
@@ -182,8 +183,8 @@ def _spy_paths(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         taken.append("hashed")
         return hashed(*args)
 
-    monkeypatch.setattr(_evaluate, "grouped_parts", spy_streamed)
-    monkeypatch.setattr(_evaluate, "hashed_parts", spy_hashed)
+    monkeypatch.setattr(_parted, "grouped_parts", spy_streamed)
+    monkeypatch.setattr(_parted, "hashed_parts", spy_hashed)
     return taken
 
 

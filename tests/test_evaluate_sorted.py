@@ -1,7 +1,7 @@
 """lp.evaluate on query-sorted input (issue 12: sorted input).
 
 A frame whose groups are contiguous runs of rows is grouped by run number
-instead of by hashing its keys (``_evaluate.evaluate._contiguous_runs``).  Every test
+instead of by hashing its keys (``_evaluate.frame._contiguous_runs``).  Every test
 here checks both that the run path was taken (or not) and that it gives the
 hash path's numbers bit for bit: the hash path is the reference, itself
 checked against scikit-learn and trec_eval elsewhere.
@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 import lodestar_polars as lp
 from lodestar_polars._core.ranking import one_padded_matrix
-from lodestar_polars._evaluate import evaluate as _evaluate
+from lodestar_polars._evaluate import frame as _frame
 from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars.exceptions import RefusedGroupError
 
@@ -62,12 +62,12 @@ def _both_paths(
     ordered = pl.DataFrame({name: ordered[name].to_list() for name in ordered.columns}).cast(
         {name: dtype for name, dtype in ordered.schema.items()}
     )
-    assert _evaluate._contiguous_runs(ordered, by) is not None
-    assert _evaluate._contiguous_runs(frame, by) is None  # the shuffled frame: hashed
+    assert _frame._contiguous_runs(ordered, by) is not None
+    assert _frame._contiguous_runs(frame, by) is None  # the shuffled frame: hashed
     args: dict[str, Any] = dict(by=by, y_true="relevance", y_score="score", strict=False, **kwargs)
     on_runs = lp.evaluate(ordered, metrics, **args)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        patch.setattr(_frame, "_contiguous_runs", lambda frame, keys: None)
         hashed = lp.evaluate(ordered, metrics, **args)
     return on_runs, hashed
 
@@ -116,7 +116,7 @@ def test_both_orders_on_runs(layout: str) -> None:
             ],
             how="diagonal_relaxed",
         )
-    runs = _evaluate._contiguous_runs(frame.sort("query", maintain_order=True), ["query"])
+    runs = _frame._contiguous_runs(frame.sort("query", maintain_order=True), ["query"])
     assert runs is not None
     assert one_padded_matrix(runs.length) == (layout == "about one length")
     on_runs, hashed = _both_paths(frame, ["query"])
@@ -146,7 +146,7 @@ def test_a_group_in_two_runs_takes_the_hash_path() -> None:
             "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
         }
     )
-    assert _evaluate._contiguous_runs(frame, ["query"]) is None
+    assert _frame._contiguous_runs(frame, ["query"]) is None
     out = lp.evaluate(frame, ["rr", "ap"], by="query", y_true="relevance", y_score="score")
     # query 1 ranked: 0.9 (rel), 0.8, 0.5, 0.4 (rel): RR = 1, AP = (1/1 + 2/4) / 2
     # query 2 ranked: 0.7, 0.6 (rel): RR = 1/2, AP = 1/2
@@ -166,7 +166,7 @@ def test_hand_example_on_runs() -> None:
             "score": [0.5, 0.5, 0.1, 0.3, 0.7],
         }
     )
-    assert _evaluate._contiguous_runs(frame, ["query"]) is not None
+    assert _frame._contiguous_runs(frame, ["query"]) is not None
     out = lp.evaluate(frame, ["dcg", "rr"], by="query", y_true="relevance", y_score="score")
     # q1 ranked: 0.7 (rel 0), 0.3 (rel 1): DCG = 1/log2(3); RR = 1/2
     # q2: 0.5 tie of gains 0 and 2 over positions 1-2, mean gain 1 times
@@ -187,7 +187,7 @@ def test_refusal_on_runs_names_the_group() -> None:
             "score": [0.3, 0.2, None, 0.1, 0.5, 0.4],
         }
     )
-    assert _evaluate._contiguous_runs(frame, ["query"]) is not None
+    assert _frame._contiguous_runs(frame, ["query"]) is not None
     with pytest.raises(RefusedGroupError, match=r"query=2: Input y_score contains null\."):
         lp.evaluate(frame, ["ndcg"], by="query", y_true="relevance", y_score="score")
 
@@ -202,7 +202,7 @@ def test_refusal_on_runs_names_the_group() -> None:
 )
 def test_layouts_left_to_the_hash_group_by(keys: pl.Series, why: str) -> None:
     frame = pl.DataFrame({"query": keys, "relevance": [1, 0, 0, 1], "score": [0.4, 0.3, 0.2, 0.1]})
-    assert _evaluate._contiguous_runs(frame, ["query"]) is None, why
+    assert _frame._contiguous_runs(frame, ["query"]) is None, why
 
 
 def test_datetime_and_categorical_keys() -> None:
@@ -256,13 +256,13 @@ def test_a_ranked_log_takes_no_sort(ties: TieRule, shape: str) -> None:
     metrics = ["ndcg@5", "dcg", "rr@3", "precision@2", "recall@4", "map@4"]
     sorts: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_evaluate, "segment_order", lambda *a, **k: sorts.append(1))
+        patch.setattr(_frame, "segment_order", lambda *a, **k: sorts.append(1))
         on_runs = lp.evaluate(
             frame, metrics, by="query", y_true="relevance", y_score="score", strict=False, ties=ties
         )
     assert not sorts
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        patch.setattr(_frame, "_contiguous_runs", lambda frame, keys: None)
         hashed = lp.evaluate(
             frame, metrics, by="query", y_true="relevance", y_score="score", strict=False, ties=ties
         )
@@ -279,12 +279,12 @@ def test_a_ranked_log_with_ties_is_sorted_where_row_order_is_read() -> None:
     metrics = ["top_k_accuracy@2", "ndcg@3"]
     on_runs = lp.evaluate(frame, metrics, by="query", y_true="relevance", y_score="score")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        patch.setattr(_frame, "_contiguous_runs", lambda frame, keys: None)
         hashed = lp.evaluate(frame, metrics, by="query", y_true="relevance", y_score="score")
     assert_frame_equal(on_runs, hashed, check_exact=True)
     # ndcg alone does not read row order: the same ranked log needs no sort
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_evaluate, "segment_order", lambda *a, **k: pytest.fail("sorted"))
+        patch.setattr(_frame, "segment_order", lambda *a, **k: pytest.fail("sorted"))
         alone = lp.evaluate(frame, ["ndcg@3"], by="query", y_true="relevance", y_score="score")
     assert_frame_equal(alone, on_runs.select("query", "ndcg@3"), check_exact=True)
 
@@ -302,7 +302,7 @@ def test_a_ranked_log_with_a_refused_group_is_sorted_as_before() -> None:
         None,
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_evaluate, "_contiguous_runs", lambda frame, keys: None)
+        patch.setattr(_frame, "_contiguous_runs", lambda frame, keys: None)
         hashed = lp.evaluate(
             frame, ["ndcg@3", "rr"], by="query", y_true="relevance", y_score="score", strict=False
         )

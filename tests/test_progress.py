@@ -272,7 +272,9 @@ CLI = ["--item", "item", "--y-true", "clicked", "--y-score", "s", "-k", "3", "--
 def test_report_cli_draws_rows_graded_on_a_terminal(
     scores_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
 ) -> None:
-    monkeypatch.setattr("lodestar_polars._report.ranking_report.report.DEFAULT_PART_ROWS", part_rows)
+    monkeypatch.setattr(
+        "lodestar_polars._report.ranking_report.report.DEFAULT_PART_ROWS", part_rows
+    )
     quiet, shown = tmp_path / "quiet.json", tmp_path / "shown.json"
     silenced = Terminal()
     monkeypatch.setattr(sys, "stderr", silenced)
@@ -315,9 +317,7 @@ def _runs(n: int = 30) -> pl.DataFrame:
 
 @pytest.mark.parametrize("test", ["bootstrap", "fisher"])  # 30 queries: Fisher's Monte Carlo
 def test_compare_progress_per_block(monkeypatch: pytest.MonkeyPatch, test: Any) -> None:
-    monkeypatch.setattr(
-        "lodestar_polars._compare.compare._BLOCK", 30 * 100
-    )  # 100 resamples a block
+    monkeypatch.setattr("lodestar_polars._compare.paired._BLOCK", 30 * 100)  # 100 resamples a block
     seen: list[lp.Progress] = []
     kw: dict[str, Any] = {"baseline": "a", "test": test, "n_resamples": 450}
     quiet = lp.compare(_runs(), **kw)

@@ -1,21 +1,18 @@
 """lodestar_polars.spark: Spark's per-group values equal single-machine lp.evaluate bit for bit.
 
-One local[2] Spark session (a real JVM) for the module, small frames.  The
-Spark tests skip, with the reason, only where pyspark or Java is missing (the
-dependency-floor job installs no pyspark); with LODESTAR_REQUIRE_SPARK=1, as
-the main CI run sets it, a missing pyspark or Java fails them instead.
+One local[2] Spark session (a real JVM; tests/conftest.py's ``spark`` fixture, shared with
+tests/test_spark_report.py), small frames.  The tests marked ``spark`` skip, with the reason,
+only where pyspark or Java is missing (the dependency-floor job installs no pyspark); with
+LODESTAR_REQUIRE_SPARK=1, as the main CI run sets it, a missing pyspark or Java fails them
+instead.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
 import re
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,50 +22,6 @@ import pytest
 
 import lodestar_polars as lp
 import lodestar_polars.spark as lps
-
-
-def _missing() -> str | None:
-    if importlib.util.find_spec("pyspark") is None:
-        return 'pyspark is not installed (pip install -e ".[test,spark]")'
-    java_home = os.environ.get("JAVA_HOME")
-    if shutil.which("java") is None and not (
-        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
-    ):
-        return "no Java runtime (java on PATH or JAVA_HOME): Spark needs a JVM"
-    return None
-
-
-MISSING = _missing()
-if MISSING and os.environ.get("LODESTAR_REQUIRE_SPARK") == "1":
-    msg = f"LODESTAR_REQUIRE_SPARK=1 but the Spark tests cannot run: {MISSING}"
-    raise RuntimeError(msg)
-needs_spark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """One local[2] session for the module, its workers running this interpreter."""
-    from pyspark.sql import SparkSession
-
-    before = os.environ.get("PYSPARK_PYTHON")
-    # the workers must run this interpreter, which has polars and lodestar_polars
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("lodestar_polars tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-    if before is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
-    else:
-        os.environ["PYSPARK_PYTHON"] = before
 
 
 def _log(seed: int, groups: int = 120, rows: int = 1500) -> pl.DataFrame:
@@ -90,7 +43,7 @@ def _collect(sdf: Any, keys: list[str]) -> pl.DataFrame:
     return frame.sort(keys, nulls_last=False)
 
 
-@needs_spark
+@pytest.mark.spark
 @pytest.mark.parametrize(
     "metrics",
     [
@@ -116,7 +69,7 @@ def test_per_group_values_are_bit_identical(spark: Any, metrics: list[str]) -> N
     assert got.equals(expected)  # exact, not approximate
 
 
-@needs_spark
+@pytest.mark.spark
 def test_trec_eval_ties_item_and_judged_counts(spark: Any) -> None:
     """ties="trec_eval" with a document id, and n_relevant: lp.evaluate's options travel."""
     log = _log(seed=9).with_columns(
@@ -141,7 +94,7 @@ def test_trec_eval_ties_item_and_judged_counts(spark: Any) -> None:
     assert not got.equals(averaged)  # the options did change the numbers
 
 
-@needs_spark
+@pytest.mark.spark
 def test_multi_column_keys_null_key_and_null_scores(spark: Any) -> None:
     """Two key columns (one with nulls), null scores refused the same way."""
     rng = np.random.default_rng(7)
@@ -188,7 +141,7 @@ def _refusing_log() -> pl.DataFrame:
     )
 
 
-@needs_spark
+@pytest.mark.spark
 def test_strict_names_refused_groups_from_every_partition(spark: Any) -> None:
     """strict=True names the refused groups of all partitions, with the reason."""
     from pyspark.sql import functions
@@ -216,7 +169,7 @@ def test_strict_names_refused_groups_from_every_partition(spark: Any) -> None:
     assert "'ndcg'" not in message.split(";")[0]
 
 
-@needs_spark
+@pytest.mark.spark
 def test_not_strict_gives_null_for_refused_groups(spark: Any) -> None:
     """strict=False: null for exactly the refused groups."""
     log = _refusing_log()
@@ -240,7 +193,7 @@ def test_not_strict_gives_null_for_refused_groups(spark: Any) -> None:
     assert got.filter(pl.col("ap").is_null())["query"].to_list() == ["q000", "q001", "q013", "q029"]
 
 
-@needs_spark
+@pytest.mark.spark
 def test_weights_and_means(spark: Any) -> None:
     """Weights carried per group; means (weighted or not) within 1e-12 of lp's."""
     log = _refusing_log()
@@ -268,7 +221,7 @@ def test_weights_and_means(spark: Any) -> None:
             assert math.isclose(means[0][name], expected[name], rel_tol=1e-12, abs_tol=0.0)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_weights_summing_to_zero(spark: Any) -> None:
     """Zero weights: lp.evaluate's ZeroDivisionError and sentence."""
     log = _log(seed=3, groups=5, rows=40).with_columns(w=pl.lit(0.0))
@@ -280,7 +233,7 @@ def test_weights_summing_to_zero(spark: Any) -> None:
         lps.evaluate(sdf, ["rr"], mean=True, num_partitions=2, **kwargs)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_default_partitioning(spark: Any) -> None:
     """About partition_rows rows a partition when num_partitions is not given."""
     log = _log(seed=5, groups=40, rows=400)
@@ -295,7 +248,7 @@ def test_default_partitioning(spark: Any) -> None:
     assert result.rdd.getNumPartitions() == 3
 
 
-@needs_spark
+@pytest.mark.spark
 def test_bad_input_is_refused_on_the_driver(spark: Any) -> None:
     """Bad input fails on the driver with lp.evaluate's sentences."""
     log = _log(seed=2, groups=5, rows=30)
@@ -331,7 +284,7 @@ def test_bad_input_is_refused_on_the_driver(spark: Any) -> None:
         lps.evaluate(log, ["rr"], **kwargs)  # type: ignore[arg-type]
 
 
-@needs_spark
+@pytest.mark.spark
 def test_worker_without_lodestar_polars_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker lacking the package gets a sentence saying what to install."""
     import pyarrow as pa
@@ -378,7 +331,7 @@ def test_public_name_has_its_page(name: str) -> None:
         assert getattr(lps, name).__doc__
 
 
-@needs_spark
+@pytest.mark.spark
 def test_partition_too_large_for_the_worker_says_what_to_do(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -415,7 +368,7 @@ def _skewed_log(seed: int) -> pl.DataFrame:
     ).with_columns(w=pl.col("query").str.slice(1).cast(pl.Float64) + 1.0)
 
 
-@needs_spark
+@pytest.mark.spark
 @pytest.mark.parametrize("ties", ["average", "trec_eval"])
 def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties: str) -> None:
     """The 6,000-row query scored in two stages equals lp.evaluate on the whole query."""
@@ -445,7 +398,7 @@ def test_a_group_larger_than_large_group_rows_is_split_exactly(spark: Any, ties:
         assert math.isclose(means[name][0].as_py(), expected_means[name].item(), rel_tol=1e-12)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_split_by_default_above_partition_rows(spark: Any) -> None:
     """With every metric cut at k, a group over partition_rows rows is split by default."""
     log = _skewed_log(seed=4)
@@ -463,7 +416,7 @@ def test_split_by_default_above_partition_rows(spark: Any) -> None:
     assert np.allclose(got["rr@5"], expected["rr@5"], rtol=1e-12, atol=0)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_a_split_group_is_refused_for_its_own_reason(spark: Any) -> None:
     """A NaN relevance in the big query (in no top k): refused, named, the reason given."""
     log = _skewed_log(seed=5)
@@ -504,7 +457,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch, cls: type, name: str) -> list[int]:
     return calls
 
 
-@needs_spark
+@pytest.mark.spark
 def test_large_group_rows_inf_splits_nothing_and_counts_no_groups(
     spark: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -535,7 +488,7 @@ def test_large_group_rows_inf_splits_nothing_and_counts_no_groups(
     assert _collect(given, ["query"]).equals(expected)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_large_group_rows_inf_keeps_a_large_group_whole(spark: Any) -> None:
     """A group the default would split is scored whole; metrics that cannot split are accepted."""
     log = _skewed_log(seed=7)
@@ -551,7 +504,7 @@ def test_large_group_rows_inf_keeps_a_large_group_whole(spark: Any) -> None:
     assert _collect(got, ["query"]).equals(lp.evaluate(log, metrics, **kwargs))
 
 
-@needs_spark
+@pytest.mark.spark
 @pytest.mark.parametrize("value", [2.5, float("nan"), True, 0.5, -math.inf, 3.0])
 def test_large_group_rows_neither_int_nor_inf_is_refused(spark: Any, value: Any) -> None:
     """Another float, NaN or a bool: refused naming the rule and the value, before a job."""
@@ -572,7 +525,7 @@ def test_large_group_rows_neither_int_nor_inf_is_refused(spark: Any, value: Any)
 TREC = Path(__file__).parent / "data" / "trec_eval"
 
 
-@needs_spark
+@pytest.mark.spark
 @pytest.mark.parametrize(
     "options",
     [
@@ -615,7 +568,7 @@ def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> No
     assert mean_only.column("map")[0].as_py() == got_frame["map"][-1]
 
 
-@needs_spark
+@pytest.mark.spark
 def test_trec_evaluate_refuses_the_geometric_means(spark: Any) -> None:
     qrels = spark.createDataFrame(
         pl.DataFrame({"qid": ["q"], "docno": ["d"], "rel": [1]}).to_arrow()
@@ -627,7 +580,7 @@ def test_trec_evaluate_refuses_the_geometric_means(spark: Any) -> None:
         lps.trec_evaluate(qrels, run, ["map", "gm_map"])
 
 
-@needs_spark
+@pytest.mark.spark
 def test_trec_evaluate_bad_input(spark: Any) -> None:
     """Missing columns, unknown measures, no judged query: said on the driver."""
     qrels = spark.createDataFrame(
@@ -644,7 +597,7 @@ def test_trec_evaluate_bad_input(spark: Any) -> None:
         lps.trec_evaluate(qrels, run, ["map"])
 
 
-@needs_spark
+@pytest.mark.spark
 def test_evaluate_old_name_doc_id_warns(spark: Any) -> None:
     """``doc_id`` is the old name of ``item``: the same values, with a FutureWarning."""
     log = _log(seed=9, groups=6, rows=40).with_columns(
@@ -660,7 +613,7 @@ def test_evaluate_old_name_doc_id_warns(spark: Any) -> None:
     assert _collect(old, ["query"]).equals(new)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_evaluate_trec_eval_s_judged_run_measures(spark: Any) -> None:
     """bpref, infAP and interpolated precision on Spark: lp.evaluate's numbers, per query."""
     qrels = lp.trec.read_qrels(TREC / "qrels.test").select("qid", "docno", "rel").collect()

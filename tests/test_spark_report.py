@@ -4,21 +4,16 @@ The reference is ``lp.ranking_report`` on the same rows as a Polars DataFrame.  
 reach the driver and are merged in the single-machine order, so the primary block's micro
 family, the floor's and the whole bootstrap (``uncertainty``) are compared bit for bit; the
 per-item sums and the other blocks' micro sums add the partitions' terms in another order, so
-the rest compares to 1e-12.  One local[2] Spark session for the module; as in
-tests/test_spark.py the Spark tests skip only where pyspark or Java is missing, and fail then
-under LODESTAR_REQUIRE_SPARK=1.  The tree of partial terms (``combine``) is also checked without
-Spark, on parts graded here.
+the rest compares to 1e-12.  One local[2] Spark session (tests/conftest.py's ``spark``
+fixture, shared with tests/test_spark.py); the tests marked ``spark`` skip only where pyspark or
+Java is missing, and fail then under LODESTAR_REQUIRE_SPARK=1.  The tree of partial terms
+(``combine``) is also checked without Spark, on parts graded here.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
 import re
-import shutil
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -29,49 +24,6 @@ import lodestar_polars as lp
 import lodestar_polars.spark as lps
 from lodestar_polars._report import parts as _report_parts
 from lodestar_polars._report.ranking_report import popularity_table
-
-
-def _missing() -> str | None:
-    if importlib.util.find_spec("pyspark") is None:
-        return 'pyspark is not installed (pip install -e ".[test,spark]")'
-    java_home = os.environ.get("JAVA_HOME")
-    if shutil.which("java") is None and not (
-        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
-    ):
-        return "no Java runtime (java on PATH or JAVA_HOME): Spark needs a JVM"
-    return None
-
-
-MISSING = _missing()
-if MISSING and os.environ.get("LODESTAR_REQUIRE_SPARK") == "1":
-    msg = f"LODESTAR_REQUIRE_SPARK=1 but the Spark tests cannot run: {MISSING}"
-    raise RuntimeError(msg)
-needs_spark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    """One local[2] session for the module, its workers running this interpreter."""
-    from pyspark.sql import SparkSession
-
-    before = os.environ.get("PYSPARK_PYTHON")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("lodestar_polars report tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-    if before is None:
-        os.environ.pop("PYSPARK_PYTHON", None)
-    else:
-        os.environ["PYSPARK_PYTHON"] = before
 
 
 def _log(
@@ -166,7 +118,7 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
-@needs_spark
+@pytest.mark.spark
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_payload_equals_the_single_machine_one(spark: Any, case: str) -> None:
     options = dict(CASES[case])
@@ -200,7 +152,7 @@ def test_the_payload_equals_the_single_machine_one(spark: Any, case: str) -> Non
     _same_report(on_spark, local)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_keys_of_several_columns_and_default_partitions(spark: Any) -> None:
     """Two key columns (a list is (entity, list)); the default sizing (one count of rows)."""
     log = _log(seed=5).with_columns(pl.col("clicked").cast(pl.Int8))
@@ -230,7 +182,7 @@ def _refusal(call: Any) -> str:
     return str(info.value)
 
 
-@needs_spark
+@pytest.mark.spark
 def test_a_refusal_says_what_the_single_machine_report_says(spark: Any) -> None:
     args: dict[str, Any] = {
         "by": "list",
@@ -260,7 +212,7 @@ def test_a_refusal_says_what_the_single_machine_report_says(spark: Any) -> None:
     assert _refusal(lambda: lps.ranking_report(sdf, num_partitions=2, **args)) == expected
 
 
-@needs_spark
+@pytest.mark.spark
 def test_options_are_checked_on_the_driver(spark: Any) -> None:
     sdf = spark.createDataFrame(_log(seed=4).to_arrow())
     args: dict[str, Any] = {"by": "list", "item": "item", "y_true": "clicked", "y_score": "score"}
@@ -338,7 +290,7 @@ def _with_extras(seed: int) -> pl.DataFrame:
     )
 
 
-@needs_spark
+@pytest.mark.spark
 @pytest.mark.parametrize("with_state", [False, True])
 def test_value_and_versus_equal_the_single_machine_ones(spark: Any, *, with_state: bool) -> None:
     log = _with_extras(7)
@@ -359,7 +311,7 @@ def test_value_and_versus_equal_the_single_machine_ones(spark: Any, *, with_stat
     assert "value" in on_spark["objectives"]["accuracy"]
 
 
-@needs_spark
+@pytest.mark.spark
 def test_a_negative_value_is_refused_as_on_one_machine(spark: Any) -> None:
     log = _with_extras(8).with_columns(
         price=pl.when(pl.col("list") == 5).then(-1.0).otherwise(pl.col("price"))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from lodestar_polars._core.ranking import rank_segments
-from lodestar_polars._core.segments import segment_starts, segment_sum
+from lodestar_polars._core.segments import segment_ids, segment_starts, segment_sum
 
 EPS = float(np.finfo(np.float64).eps)
 """The float64 machine epsilon: ``log_loss`` clips probabilities to ``[EPS, 1 - EPS]``."""
@@ -258,7 +258,7 @@ def expected_calibration_error_segments(
         order_back = slice(None, None, -1)
         length, start = length[::-1], segment_starts(length[::-1])
     else:
-        segment = np.repeat(np.arange(length.size), length)
+        segment = segment_ids(length)
         order = np.lexsort((prob, segment))
         truth, prob = truth[order], prob[order]
         order_back = slice(None)
@@ -283,7 +283,7 @@ def _binned_gaps(
     truth: np.ndarray, prob: np.ndarray, length: np.ndarray, bins: np.ndarray
 ) -> np.ndarray:
     """Each segment's sum of its bins' gaps; rows ascending within segments, so bins are runs."""
-    segment = np.repeat(np.arange(length.size), length)
+    segment = segment_ids(length)
     new_run = np.ones(prob.size, dtype=bool)
     new_run[1:] = (bins[1:] != bins[:-1]) | (segment[1:] != segment[:-1])
     run_start = np.flatnonzero(new_run)

@@ -16,7 +16,7 @@ import numpy as np
 
 from lodestar_polars._core.discount import Discount, cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
-from lodestar_polars._core.segments import segment_starts
+from lodestar_polars._core.segments import segment_positions, segment_starts
 from lodestar_polars._core.threads import both
 
 _FEW_GAINS = 32  # distinct gain values up to which the ideal DCG is counted, not sorted
@@ -172,8 +172,7 @@ def _ideal_dcg_filled(
         if values[0] != 0:
             out += values[0] * (table[length] - table[above])
         return out
-    segment = np.repeat(np.arange(length.size), length)
+    _, segment, position = segment_positions(length)
     order = np.lexsort((-g, segment))
-    position = np.arange(g.size) - np.repeat(start, length)
     discounts = cut_discount(np.arange(longest, dtype=np.float64), 2, k, discount)
     return np.add.reduceat(g[order] * discounts[position], start)

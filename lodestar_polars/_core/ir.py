@@ -285,9 +285,8 @@ def hit_rate_segments(
     # a k past the longest segment cuts nothing (and a huge k does not fit int64)
     k = min(k, int(np.max(length, initial=0)))
     made = np.clip(k - b.ranking.above[row], 0, c.astype(np.int64))
-    draw_of = np.repeat(np.arange(row.size), made)
-    draw_start = np.concatenate(([0], np.cumsum(made)[:-1]))
-    offset = (np.arange(draw_of.size) - draw_start[draw_of]).astype(np.float64)
+    _, draw_of, position = segment_positions(made)
+    offset = position.astype(np.float64)
     with np.errstate(divide="ignore"):
         terms = log_miss_term(r[draw_of], c[draw_of], offset)
     log_miss = np.bincount(draw_of, weights=terms, minlength=row.size)

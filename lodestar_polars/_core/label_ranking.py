@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from lodestar_polars._core.ranking import rank_segments
+from lodestar_polars._core.segments import segment_ids
 
 
 def precision_at(through_relevant: Any, through: Any) -> Any:
@@ -129,7 +130,7 @@ def _unweighted_precision_mean(
     first = relevant_before[start]  # each segment's first relevant row, among the relevant rows
     count = relevant_before[start + ranking.length] - first
     rows = np.flatnonzero(rel)
-    segment = np.repeat(np.arange(start.size), count)  # rows are in segment order
+    segment = segment_ids(count)  # rows are in segment order
     end = rows + 1 if ranking.no_ties else ranking.block_end[rows]  # past the row's tie block
     through = end - start[segment]
     through_rel = relevant_before[end] - first[segment]

@@ -23,7 +23,13 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from lodestar_polars._core.segments import segment_running_sum, segment_starts, segment_sum
+from lodestar_polars._core.segments import (
+    segment_ids,
+    segment_positions,
+    segment_running_sum,
+    segment_starts,
+    segment_sum,
+)
 from lodestar_polars._core.threads import argsort_rows
 
 
@@ -65,7 +71,7 @@ class Ranking:
     @cached_property
     def segment(self) -> np.ndarray:
         """Segment index of each ranked row."""
-        return np.repeat(np.arange(self.length.size), self.length)
+        return segment_ids(self.length)
 
     @cached_property
     def segment_start(self) -> np.ndarray:
@@ -273,7 +279,7 @@ def segment_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool = T
         return _classed_order(score, length, break_ties=break_ties)
     # segments stay contiguous and in order in ranking order: every sort
     # has the segment as its primary key
-    segment = np.repeat(np.arange(length.size), length)
+    segment = segment_ids(length)
     if break_ties:
         return np.lexsort((-np.arange(score.size), descending_key(score), segment))
     return np.lexsort((descending_key(score), segment))
@@ -322,8 +328,7 @@ def _padded_order(score: np.ndarray, length: np.ndarray, *, break_ties: bool) ->
             score.reshape(length.size, longest), kind="stable" if break_ties else None
         )
         return (ascending[:, ::-1] + start[:, None]).ravel()
-    segment = np.repeat(np.arange(length.size), length)
-    column = np.arange(score.size) - start[segment]
+    _, segment, column = segment_positions(length)
     if break_ties:
         column = length[segment] - 1 - column  # back to front
     flat_keys = np.full(length.size * longest, np.inf)

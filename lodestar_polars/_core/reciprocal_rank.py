@@ -27,7 +27,7 @@ import numpy as np
 from lodestar_polars._core._ops import exp, log1p
 from lodestar_polars._core.discount import reciprocal_discount
 from lodestar_polars._core.ranking import rank_segments
-from lodestar_polars._core.segments import segment_running_sum
+from lodestar_polars._core.segments import segment_positions, segment_running_sum
 
 
 def log_survival_step(offset: Any, block: Any, relevant: Any) -> Any:
@@ -79,9 +79,8 @@ def reciprocal_rank_segments(
     above = (b0 - segment_start).astype(np.float64)  # ranking.above of these rows only
     # offsets 0 .. c - r of each such block, flattened
     n_off = (c - r + 1).astype(np.int64)
-    owner = np.repeat(np.arange(segs.size), n_off)
-    off_start = np.concatenate(([0], np.cumsum(n_off)[:-1]))
-    offset = (np.arange(owner.size) - off_start[owner]).astype(np.float64)
+    off_start, owner, position = segment_positions(n_off)
+    offset = position.astype(np.float64)
     co, ro = c[owner], r[owner]
     with np.errstate(divide="ignore"):
         step = log_survival_step(offset, co, ro)

@@ -26,11 +26,16 @@ def segment_sum(values: np.ndarray, start: np.ndarray, length: np.ndarray) -> np
     return out
 
 
+def segment_ids(length: np.ndarray) -> np.ndarray:
+    """Segment index of each flat row of segments of ``length`` rows."""
+    return np.repeat(np.arange(np.size(length)), length)
+
+
 def segment_positions(length: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(start, segment, position)`` of flat rows cut into segments of ``length`` rows."""
     length = np.asarray(length, dtype=np.int64)
     start = segment_starts(length)
-    segment = np.repeat(np.arange(length.size), length)
+    segment = segment_ids(length)
     position = np.arange(segment.size, dtype=np.int64) - start[segment]
     return start, segment, position
 

@@ -25,7 +25,12 @@ from typing import Any
 import numpy as np
 
 from lodestar_polars._core.ir import Gains, Judged, gains_of, judged_average_precision
-from lodestar_polars._core.segments import segment_positions, segment_running_sum, segment_sum
+from lodestar_polars._core.segments import (
+    segment_positions,
+    segment_running_sum,
+    segment_starts,
+    segment_sum,
+)
 
 MIN_GEO_MEAN = 1e-5
 """trec_eval's floor for a value entering a geometric mean (``gm_map``, ``gm_bpref``)."""
@@ -165,7 +170,7 @@ def _nth_relevant(data: Judged, values: np.ndarray, nth: np.ndarray) -> np.ndarr
     rows = data.rows
     hits = data.hits(None).astype(np.int64)
     flat = np.flatnonzero(rows.relevant)
-    first = np.concatenate(([0], np.cumsum(hits)[:-1])).astype(np.int64)
+    first = segment_starts(hits)
     valid = (nth >= 1) & (nth <= hits)
     out = np.zeros(nth.size, dtype=np.float64)
     out[valid] = values[flat[first[valid] + nth[valid] - 1]]
@@ -298,7 +303,7 @@ def _ideal(data: Judged, gains: Gains) -> tuple[np.ndarray, np.ndarray, np.ndarr
     order = np.lexsort((-gain, segment))
     gain = gain[order]
     count = np.bincount(segment, minlength=data.length.size).astype(np.int64)
-    start = np.concatenate(([0], np.cumsum(count)[:-1])).astype(np.int64)
+    start = segment_starts(count)
     return gain, start, count
 
 

@@ -43,8 +43,8 @@ from typing import Any
 
 import polars as pl
 
-from lodestar_polars._evaluate.evaluate import _parse, _Roles
 from lodestar_polars._evaluate.evaluate import evaluate as _lp_evaluate
+from lodestar_polars._evaluate.roles import _parse, _Roles
 from lodestar_polars._metrics.expr import as_float, as_score
 from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars._registry import MetricSpec, resolve

@@ -6,7 +6,9 @@
   of whole lists and merged;
 - :mod:`~lodestar_polars._report.html`: ``lp.report_html``, the payload as one static page;
 - :mod:`~lodestar_polars._report.cli`: the ``lodestar-polars report`` command;
-- :mod:`~lodestar_polars._report.comparability`: ``lp.fit_comparability``,
-  ``lp.ComparabilityState``, ``lp.transform_for_objective`` (decision 0013);
+- :mod:`~lodestar_polars._report.comparability`: ``lp.fit_comparability`` and
+  ``lp.transform_for_objective`` (decision 0013), on ``lp.ComparabilityState``
+  (:mod:`~lodestar_polars._report.comparability_state`, its files saved and loaded) and the
+  checks they share with the report (:mod:`~lodestar_polars._report.comparability_checks`);
 - :mod:`~lodestar_polars._report.serving`: ``lp.top_k``, the served top-k rows of each list.
 """

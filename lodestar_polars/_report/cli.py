@@ -469,7 +469,7 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
 
 
 def _report(args: argparse.Namespace, progress: _Progress) -> RankingReport:
-    from lodestar_polars._report.comparability import ComparabilityState
+    from lodestar_polars._report.comparability_state import ComparabilityState
 
     _output(args.json, "--json")
     _output(args.html, "--html")

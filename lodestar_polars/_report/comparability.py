@@ -10,11 +10,8 @@ They reshape the sort key and retrain nothing.
 
 from __future__ import annotations
 
-import json
-import math
 import numbers
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, cast
 
@@ -23,15 +20,33 @@ import numpy.typing as npt
 import polars as pl
 
 from lodestar_polars._base.deprecation import renamed
-from lodestar_polars._base.validation import (
-    check_bool,
-    check_column,
-    check_columns,
-    check_frame,
-    check_int,
-    check_open_interval,
-    names_of,
-    select_roles,
+from lodestar_polars._base.validation import check_bool, check_int
+from lodestar_polars._core.segments import segment_starts
+from lodestar_polars._report.comparability_checks import (
+    DEFAULT_SHRINKAGE_STRENGTH,
+    _check_columns,
+    _check_finite,
+    _check_item_dtype,
+    _check_no_nulls,
+    _check_score_dtype,
+    _describe,
+    _roles,
+)
+
+# re-exported (``as``): the report imports these three from this module
+from lodestar_polars._report.comparability_checks import (
+    check_exclusive as check_exclusive,
+)
+from lodestar_polars._report.comparability_checks import (
+    check_state as check_state,
+)
+from lodestar_polars._report.comparability_checks import (
+    resolve_shrinkage as resolve_shrinkage,
+)
+from lodestar_polars._report.comparability_state import (
+    _INT_DTYPES,
+    ComparabilityState,
+    _table_schema,
 )
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -52,482 +67,11 @@ IntArray = npt.NDArray[np.int64]
 OBJECTIVE_ALPHA: Mapping[str, float] = MappingProxyType(
     {"accuracy": 0.0, "balanced": 0.5, "coverage": 1.0}
 )
-#: The shrinkage strength (pseudo-count) used when shrinkage is switched on without one.
-DEFAULT_SHRINKAGE_STRENGTH = 50.0
 
 FIT = "fit_comparability"
 TRANSFORM = "transform_for_objective"
-FORMAT = "lodestar_polars.ComparabilityState"
-FORMAT_VERSION = 1
 _TRUTH = "__lp_truth"
 _RAW_TRUTH = "__lp_truth_raw"
-_INT_DTYPES = {
-    str(d): d
-    for d in (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64)
-}
-_ITEM_DTYPES: dict[str, Any] = {**_INT_DTYPES, "String": pl.String}
-
-
-# ---------------------------------------------------------------------------
-# the state
-
-
-class ComparabilityState:
-    """Per-item base rates and score quantiles, fitted by :func:`fit_comparability`.
-
-    One row per catalogue item: ``n_positive`` (graded lists where the item is a realised
-    positive), ``n_candidate`` (graded lists where it is a candidate), ``base_rate``
-    (``n_positive / n_candidate``, 0.0 where it was never a candidate of a graded list) and
-    ``quantiles`` (its scores at the levels ``quantile_levels``, over every row of ``scores``).
-    Save it with :meth:`save` and read it back with :meth:`load` (JSON or Parquet, chosen by
-    the file's suffix; never pickle).
-
-    Parameters
-    ----------
-    table : polars.DataFrame
-        Columns ``item``, ``n_positive``, ``n_candidate``, ``base_rate``, ``quantiles``, one row
-        per catalogue item, sorted by item.
-    quantile_levels : sequence of float
-        The levels of ``quantiles``, from 0.0 to 1.0.
-    item_column : str
-        The name of the item column the state was fitted on (a record; not enforced).
-    n_lists : int
-        Graded lists (lists with at least one positive) the base rates come from.
-    n_dropped : int
-        Lists without a positive, left out of the base rates.
-    """
-
-    def __init__(
-        self,
-        table: pl.DataFrame,
-        *,
-        quantile_levels: Sequence[float],
-        item_column: str,
-        n_lists: int,
-        n_dropped: int,
-    ) -> None:
-        self.table = table
-        self.quantile_levels = tuple(float(q) for q in quantile_levels)
-        self.item_column = item_column
-        self.n_lists = int(n_lists)
-        self.n_dropped = int(n_dropped)
-
-    @property
-    def catalogue(self) -> pl.Series:
-        """The catalogue items, sorted."""
-        return self.table["item"]
-
-    def __repr__(self) -> str:
-        return (
-            f"ComparabilityState(items={self.table.height}, n_lists={self.n_lists}, "
-            f"n_dropped={self.n_dropped}, quantiles={len(self.quantile_levels)})"
-        )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ComparabilityState):
-            return NotImplemented
-        return (
-            self.quantile_levels == other.quantile_levels
-            and self.item_column == other.item_column
-            and self.n_lists == other.n_lists
-            and self.n_dropped == other.n_dropped
-            and self.table.schema == other.table.schema
-            and self.table.equals(other.table)
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def _meta(self) -> dict[str, Any]:
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "item_column": self.item_column,
-            "item_dtype": str(self.table.schema["item"]),
-            "n_lists": self.n_lists,
-            "n_dropped": self.n_dropped,
-            "quantile_levels": list(self.quantile_levels),
-        }
-
-    def save(self, path: str | Path) -> None:
-        """Write the state to ``path``: ``.json``, or ``.parquet``/``.pq``.
-
-        Parameters
-        ----------
-        path : str or pathlib.Path
-            The file to write; its suffix picks the format.
-        """
-        path = Path(path)
-        kind = _format_of(path, "save")
-        if kind == "json":
-            doc = self._meta()
-            doc["items"] = self.table.to_dict(as_series=False)
-            path.write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
-            return
-        self.table.write_parquet(path, metadata={"lodestar_polars": json.dumps(self._meta())})
-
-    @classmethod
-    def load(cls, path: str | Path) -> ComparabilityState:
-        """Read a state written by :meth:`save`.
-
-        Parameters
-        ----------
-        path : str or pathlib.Path
-            A ``.json`` or ``.parquet``/``.pq`` file written by :meth:`save`.
-
-        Returns
-        -------
-        ComparabilityState
-        """
-        path = Path(path)
-        kind = _format_of(path, "load")
-        where = f"ComparabilityState.load: {str(path)!r}"
-        if not path.is_file():
-            msg = f"{where}: no such file." if not path.exists() else f"{where}: not a file."
-            raise ValueError(msg)
-        try:
-            if kind == "json":
-                doc = json.loads(path.read_text(encoding="utf-8"))
-                meta = doc
-                columns = doc.get("items") if isinstance(doc, dict) else None
-            else:
-                raw = pl.read_parquet_metadata(path).get("lodestar_polars")
-                meta = json.loads(raw) if raw is not None else {}
-                columns = pl.read_parquet(path)
-        except (OSError, ValueError, pl.exceptions.PolarsError) as err:
-            first = next((ln for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
-            kind_name = "JSON" if kind == "json" else "Parquet"
-            msg = f"{where} is not a readable {kind_name} file (truncated or damaged?): {first}"
-            raise ValueError(msg) from err
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            msg = f"{where} is not a saved ComparabilityState."
-            raise ValueError(msg)
-        if meta.get("version") != FORMAT_VERSION:
-            msg = (
-                f"{where} has format version {meta.get('version')!r}; this lodestar_polars "
-                f"reads version {FORMAT_VERSION}."
-            )
-            raise ValueError(msg)
-        dtype, levels, records = _loaded_meta(meta, where)
-        table = _loaded_table(columns, _table_schema(dtype), where)
-        _check_loaded_table(table, levels, records, where)
-        return cls(table, quantile_levels=levels, **records)
-
-
-def _damaged(where: str, what: str) -> ValueError:
-    return ValueError(f"{where} is damaged: {what}.")
-
-
-def _loaded_meta(meta: Mapping[str, Any], where: str) -> tuple[Any, list[float], dict[str, Any]]:
-    """The item dtype, the quantile levels and the records of a saved state, each checked."""
-    missing = [
-        k
-        for k in ("item_column", "item_dtype", "n_lists", "n_dropped", "quantile_levels")
-        if k not in meta
-    ]
-    if missing:
-        raise _damaged(where, f"its records lack {', '.join(map(repr, missing))}")
-    item_dtype = meta["item_dtype"]
-    if not isinstance(item_dtype, str) or item_dtype not in _ITEM_DTYPES:
-        raise _damaged(
-            where,
-            f"'item_dtype' must be one of {sorted(_ITEM_DTYPES)}; it is {item_dtype!r}",
-        )
-    if not isinstance(meta["item_column"], str):
-        raise _damaged(where, f"'item_column' must be a str; it is {meta['item_column']!r}")
-    records: dict[str, Any] = {"item_column": meta["item_column"]}
-    for key in ("n_lists", "n_dropped"):
-        value = meta[key]
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise _damaged(where, f"{key!r} must be an int >= 0; it is {value!r}")
-        records[key] = value
-    raw = meta["quantile_levels"]
-    ok = (
-        isinstance(raw, list)
-        and len(raw) >= 2  # noqa: PLR2004  # at least the levels 0 and 1
-        and all(isinstance(q, (int, float)) and not isinstance(q, bool) for q in raw)
-    )
-    levels = [float(q) for q in raw] if ok else []
-    if (
-        not ok
-        or levels[0] != 0.0
-        or levels[-1] != 1.0
-        or any(b <= a for a, b in zip(levels, levels[1:], strict=False))
-    ):
-        raise _damaged(
-            where,
-            "'quantile_levels' must be a list of at least two increasing numbers from 0 to 1; "
-            f"it is {raw!r}",
-        )
-    return _ITEM_DTYPES[item_dtype], levels, records
-
-
-def _loaded_table(columns: object, schema: Mapping[str, Any], where: str) -> pl.DataFrame:
-    """The items table of a saved state (JSON columns or a Parquet frame), typed as saved."""
-    names = list(schema)
-    if isinstance(columns, pl.DataFrame):
-        have = list(columns.columns)
-        if sorted(have) != sorted(names):
-            raise _damaged(where, f"its table must have the columns {names}; it has {have}")
-        for name, dtype in schema.items():
-            got = columns.schema[name]
-            if got != dtype:
-                raise _damaged(where, f"its column {name!r} must be {dtype}; it is {got}")
-        return columns.select(names)
-    if not isinstance(columns, dict):
-        raise _damaged(
-            where, f"'items' must map each of the columns {names} to a list; it is {columns!r}"
-        )
-    have = list(columns)
-    if sorted(have) != sorted(names):
-        raise _damaged(where, f"'items' must have the columns {names}; it has {have}")
-    series = []
-    for name, dtype in schema.items():
-        values = columns[name]
-        if not isinstance(values, list):
-            raise _damaged(where, f"'items' column {name!r} must be a list; it is {values!r}")
-        try:
-            series.append(pl.Series(name, values, dtype=dtype, strict=True))
-        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError) as err:
-            first = next((ln for ln in str(err).splitlines() if ln.strip()), type(err).__name__)
-            raise _damaged(
-                where, f"'items' column {name!r} must hold {dtype} values: {first}"
-            ) from err
-    lengths = {s.name: s.len() for s in series}
-    if len(set(lengths.values())) > 1:
-        raise _damaged(where, f"the 'items' columns have different lengths {lengths}")
-    return pl.DataFrame(series)
-
-
-def _check_loaded_table(
-    table: pl.DataFrame, levels: Sequence[float], records: Mapping[str, Any], where: str
-) -> None:
-    """The table's values: what :func:`fit_comparability` can have written."""
-    if table.height == 0:
-        raise _damaged(where, "it holds no items (a fitted state has one row per catalogue item)")
-    for name in table.columns:
-        n = table[name].null_count()
-        if n:
-            raise _damaged(where, f"its column {name!r} holds {n} null value(s)")
-    if table["item"].is_duplicated().any():
-        dup = table.filter(pl.col("item").is_duplicated())["item"][0]
-        raise _damaged(where, f"it names item {dup!r} more than once")
-    width = len(levels)
-    rules = [
-        (
-            (pl.col("n_positive") < 0) | (pl.col("n_candidate") < pl.col("n_positive")),
-            "needs 0 <= n_positive <= n_candidate",
-        ),
-        (
-            ~pl.col("base_rate").is_finite()
-            | (pl.col("base_rate") < 0)
-            | (pl.col("base_rate") > 1),
-            "needs a base_rate in [0, 1]",
-        ),
-        (
-            pl.col("quantiles").list.len() != width,
-            f"needs {width} quantiles, one per level of 'quantile_levels'",
-        ),
-        (
-            ~pl.col("quantiles").list.eval(pl.element().is_finite()).list.all()
-            | ~pl.col("quantiles").list.eval(pl.element().diff().fill_null(0.0) >= 0.0).list.all(),
-            "needs finite, non-decreasing quantiles",
-        ),
-    ]
-    for bad, rule in rules:
-        rows = table.filter(bad)
-        if rows.height:
-            row = rows.row(0, named=True)
-            shown = {k: row[k] for k in ("n_positive", "n_candidate", "base_rate")}
-            n_q = len(row["quantiles"])
-            raise _damaged(
-                where,
-                f"item {row['item']!r} {rule} (it has {shown} and {n_q} quantiles; "
-                f"{rows.height} such item(s))",
-            )
-    if records["n_lists"] < table["n_positive"].max():
-        raise _damaged(where, f"'n_lists' is {records['n_lists']}, below an item's n_positive")
-
-
-def _table_schema(item_dtype: Any) -> dict[str, Any]:
-    return {
-        "item": item_dtype,
-        "n_positive": pl.Int64,
-        "n_candidate": pl.Int64,
-        "base_rate": pl.Float64,
-        "quantiles": pl.List(pl.Float64),
-    }
-
-
-def _format_of(path: Path, verb: str) -> Literal["json", "parquet"]:
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        return "json"
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    msg = (
-        f"ComparabilityState.{verb}: the file's suffix picks the format and must be .json, "
-        f".parquet or .pq; got {str(path)!r}."
-    )
-    raise ValueError(msg)
-
-
-# ---------------------------------------------------------------------------
-# checks
-
-
-def resolve_shrinkage(
-    shrinkage: object, shrinkage_strength: object, caller: str
-) -> tuple[bool, float]:
-    """Whether shrinkage is on, and its strength: decision 0013's rule, in one place.
-
-    ``shrinkage_strength`` set (a float in (0, inf)) switches shrinkage on at that strength;
-    ``shrinkage=True`` without one uses :data:`DEFAULT_SHRINKAGE_STRENGTH`; neither: off.
-    :func:`transform_for_objective` and :func:`lodestar_polars.ranking_report` both read it.
-
-    Raises
-    ------
-    InvalidParameterError
-        ``shrinkage`` not a bool, or ``shrinkage_strength`` not None nor a float in (0, inf).
-    """
-    on = check_bool(shrinkage, "shrinkage", caller)
-    if shrinkage_strength is None:
-        return on, DEFAULT_SHRINKAGE_STRENGTH
-    strength = check_open_interval(shrinkage_strength, "shrinkage_strength", caller, 0.0, math.inf)
-    return True, strength
-
-
-def check_exclusive(*, shrinkage: bool, percentile: bool, caller: str) -> None:
-    """Refuse shrinkage (on by :func:`resolve_shrinkage`'s rule) together with the percentile."""
-    if shrinkage and percentile:
-        msg = (
-            f"{caller}: shrinkage and percentile are mutually exclusive: the percentile of a "
-            "shrunk score looked up in the item's raw score distribution promotes the "
-            "small-sample items shrinkage exists to damp; choose one (a shrinkage_strength "
-            "switches shrinkage on)."
-        )
-        raise InvalidParameterError(msg)
-
-
-def check_state(state: object, caller: str) -> ComparabilityState | None:
-    """``state``: a :class:`ComparabilityState` or None; a path is refused with what to do."""
-    if state is None or isinstance(state, ComparabilityState):
-        return state
-    if isinstance(state, (str, Path)):
-        msg = (
-            f"The 'state' parameter of {caller} must be a ComparabilityState or None. Got the "
-            f"path {str(state)!r}: load it first, state=lp.ComparabilityState.load({str(state)!r})."
-        )
-    else:
-        msg = (
-            f"The 'state' parameter of {caller} must be a ComparabilityState or None. "
-            f"Got {type(state).__name__} instead."
-        )
-    raise InvalidParameterError(msg)
-
-
-def _roles(
-    scores: object,
-    by: object,
-    item: object,
-    y_score: object,
-    caller: str,
-    y_true: object = None,
-) -> tuple[pl.DataFrame | pl.LazyFrame, list[str], str, str, str | None]:
-    """The frame with each role a column of its own name: ``(frame, keys, item, score, truth)``.
-
-    A role given as an expression is computed into a column under its output name
-    (``pl.col("s") * 2`` is ``s``); names pass as they are.  A ``DataFrame`` stays a
-    ``DataFrame``, Arrow data becomes one, a ``LazyFrame`` stays lazy.
-    """
-    lf, lazy = check_frame(scores, "scores", caller)
-    by_exprs = check_columns(by, "by", caller)
-    item_expr = check_column(item, "item", caller)
-    score_expr = check_column(y_score, "y_score", caller)
-    truth_expr = (
-        None
-        if y_true is None or isinstance(y_true, (pl.DataFrame, pl.LazyFrame))
-        else check_column(y_true, "y_true", caller)
-    )
-    assert item_expr is not None
-    assert score_expr is not None
-    roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
-    if truth_expr is not None:
-        roles["y_true"] = [truth_expr]
-    select_roles(lf, roles, "scores", caller)
-    given = [
-        *zip(
-            by if isinstance(by, Sequence) and not isinstance(by, str) else [by],
-            by_exprs,
-            strict=True,
-        ),
-        (item, item_expr),
-        (y_score, score_expr),
-        *([(y_true, truth_expr)] if truth_expr is not None else []),
-    ]
-    computed = [expr for value, expr in given if isinstance(value, pl.Expr)]
-    frame: pl.DataFrame | pl.LazyFrame = (
-        scores if isinstance(scores, pl.DataFrame) else lf if lazy else lf.collect()
-    )
-    if computed:
-        frame = frame.with_columns(computed)
-    truth = None if truth_expr is None else truth_expr.meta.output_name()
-    return (
-        frame,
-        names_of(by_exprs),
-        item_expr.meta.output_name(),
-        score_expr.meta.output_name(),
-        truth,
-    )
-
-
-def _check_columns(schema: Mapping[str, Any], names: Sequence[str], caller: str) -> None:
-    missing = [n for n in names if n not in schema]
-    if missing:
-        msg = (
-            f"{caller}: 'scores' has no column {', '.join(map(repr, missing))}; "
-            f"its columns are {list(schema)}."
-        )
-        raise ValueError(msg)
-
-
-def _check_score_dtype(schema: Mapping[str, Any], score: str, caller: str) -> None:
-    dtype = schema[score]
-    if not (dtype.is_numeric() or dtype == pl.Boolean):
-        msg = f"{caller}: the score column {score!r} must be numeric; it is {dtype}."
-        raise ValueError(msg)
-
-
-def _check_item_dtype(schema: Mapping[str, Any], item: str, caller: str) -> Any:
-    dtype = schema[item]
-    if isinstance(dtype, (pl.Categorical, pl.Enum)):
-        return pl.String
-    if str(dtype) in _ITEM_DTYPES:
-        return dtype
-    msg = f"{caller}: the item column {item!r} must hold integers or strings; it is {dtype}."
-    raise ValueError(msg)
-
-
-def _describe(row: Mapping[str, Any], keys: Sequence[str]) -> str:
-    return ", ".join(f"{k}={row[k]!r}" for k in keys)
-
-
-def _check_finite(df: pl.DataFrame, keys: list[str], score: str, caller: str) -> None:
-    bad = df.filter(pl.col(score).is_null() | ~pl.col(score).cast(pl.Float64).is_finite())
-    if bad.height:
-        row = bad.row(0, named=True)
-        msg = (
-            f"{caller}: scores must be finite; the list {_describe(row, keys)} has "
-            f"{score}={row[score]!r} ({bad.height} such rows)."
-        )
-        raise ValueError(msg)
-
-
-def _check_no_nulls(df: pl.DataFrame, names: list[str], caller: str) -> None:
-    for name in names:
-        n = df[name].null_count()
-        if n:
-            msg = f"{caller}: the column {name!r} holds {n} null value(s); it must hold none."
-            raise ValueError(msg)
 
 
 # ---------------------------------------------------------------------------
@@ -603,7 +147,7 @@ def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: Floa
     order = by_value[np.argsort(ids, kind="stable")]
     sorted_values = values[order]
     counts = np.bincount(item_id, minlength=n_items)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    starts = segment_starts(counts)
     h = (counts[:, None] - 1) * levels[None, :]
     lo = np.floor(h).astype(np.int64)
     hi = np.minimum(lo + 1, counts[:, None] - 1)
@@ -850,6 +394,59 @@ def rank_percentile(
     return np.where(on, mid_level, out)
 
 
+def _no_state(a: float, *, shrinkage: bool, percentile: bool, caller: str) -> ValueError:
+    """The sentence of a transform other than the identity called without a state."""
+    needs = (
+        "percentile ranking (the item's score quantiles)"
+        if percentile
+        else "shrinkage (the items' base rates)"
+        if shrinkage
+        else f"the popularity discount {a!r} (the items' base rates)"
+    )
+    msg = (
+        f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
+        "once on training or holdout data; got state=None. Scores are never used to fit "
+        "their own state (one list's ranking would depend on the rest of the batch); only "
+        "the identity (popularity_discount 0, no shrinkage, no percentile) runs without a "
+        "state."
+    )
+    return ValueError(msg)
+
+
+def _catalogue_ids(
+    df: pl.DataFrame,
+    schema: Mapping[str, Any],
+    item: str,
+    item_dtype: Any,
+    state: ComparabilityState,
+    caller: str,
+) -> IntArray:
+    """Each row's item as its row in the state's catalogue; another catalogue's items refused."""
+    catalogue = state.catalogue
+    if item_dtype != catalogue.dtype and not (
+        item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
+    ):
+        msg = (
+            f"{caller}: the state was fitted on a catalogue of {catalogue.dtype} items; the "
+            f"item column {item!r} holds {schema[item]}: a state from another catalogue."
+        )
+        raise ValueError(msg)
+    items = df[item].cast(catalogue.dtype, strict=False)
+    ids = items.replace_strict(
+        catalogue, pl.Series(np.arange(catalogue.len())), default=None, return_dtype=pl.Int64
+    )
+    unknown = items.filter(ids.is_null()).unique(maintain_order=True)
+    if ids.null_count():
+        shown = ", ".join(repr(v) for v in unknown.head(5).to_list())
+        msg = (
+            f"{caller}: the state's catalogue ({catalogue.len()} items) lacks {unknown.len()} "
+            f"item(s) of scores, e.g. {shown}: a state from another catalogue is refused; fit "
+            "one with lp.fit_comparability on this catalogue."
+        )
+        raise ValueError(msg)
+    return ids.to_numpy()
+
+
 @renamed(score="y_score", alpha="popularity_discount")
 def transform_for_objective(
     scores: FrameT,
@@ -957,49 +554,13 @@ def transform_for_objective(
         # the identity
         return source.with_columns(pl.col(y_score).cast(pl.Float64))  # type: ignore[return-value]
     if state is None:
-        needs = (
-            "percentile ranking (the item's score quantiles)"
-            if percentile
-            else "shrinkage (the items' base rates)"
-            if shrinkage
-            else f"the popularity discount {a!r} (the items' base rates)"
-        )
-        msg = (
-            f"{caller}: {needs} needs a ComparabilityState from lp.fit_comparability, fitted "
-            "once on training or holdout data; got state=None. Scores are never used to fit "
-            "their own state (one list's ranking would depend on the rest of the batch); only "
-            "the identity (popularity_discount 0, no shrinkage, no percentile) runs without a "
-            "state."
-        )
-        raise ValueError(msg)
+        raise _no_state(a, shrinkage=shrinkage, percentile=percentile, caller=caller)
     item_dtype = _check_item_dtype(schema, item, caller)
     df = source.lazy().collect() if lazy else source
     assert isinstance(df, pl.DataFrame)
     _check_no_nulls(df, [item], caller)
     _check_finite(df, keys, y_score, caller)
-    catalogue = state.catalogue
-    if item_dtype != catalogue.dtype and not (
-        item_dtype in _INT_DTYPES.values() and catalogue.dtype in _INT_DTYPES.values()
-    ):
-        msg = (
-            f"{caller}: the state was fitted on a catalogue of {catalogue.dtype} items; the "
-            f"item column {item!r} holds {schema[item]}: a state from another catalogue."
-        )
-        raise ValueError(msg)
-    items = df[item].cast(catalogue.dtype, strict=False)
-    ids = items.replace_strict(
-        catalogue, pl.Series(np.arange(catalogue.len())), default=None, return_dtype=pl.Int64
-    )
-    unknown = items.filter(ids.is_null()).unique(maintain_order=True)
-    if ids.null_count():
-        shown = ", ".join(repr(v) for v in unknown.head(5).to_list())
-        msg = (
-            f"{caller}: the state's catalogue ({catalogue.len()} items) lacks {unknown.len()} "
-            f"item(s) of scores, e.g. {shown}: a state from another catalogue is refused; fit "
-            "one with lp.fit_comparability on this catalogue."
-        )
-        raise ValueError(msg)
-    item_id = ids.to_numpy()
+    item_id = _catalogue_ids(df, schema, item, item_dtype, state, caller)
     s = df[y_score].cast(pl.Float64).to_numpy().copy()
     table = state.table
     n_pos = table["n_positive"].to_numpy().astype(np.float64)

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lodestar_polars._evaluate.evaluate import Progress, _release_freed_memory
+from lodestar_polars._evaluate.evaluate import Progress
+from lodestar_polars._evaluate.parted import _release_freed_memory
 from lodestar_polars._evaluate.partition import (
     Layout,
     NotGroupedError,

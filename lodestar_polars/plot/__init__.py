@@ -48,7 +48,7 @@ from lodestar_polars.plot._budget import budget_curve
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from lodestar_polars._compare.compare import Comparison
+    from lodestar_polars._compare.comparison import Comparison
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -702,7 +702,8 @@ def comparison_chart(
     >>> figure.legends[0].get_texts()[0].get_text()  # ndcg@10: b wins; brier: b loses
     'significantly better than the baseline'
     """
-    from lodestar_polars._compare.compare import Comparison, _metric_names  # noqa: PLC0415
+    from lodestar_polars._compare.compare import _metric_names  # noqa: PLC0415
+    from lodestar_polars._compare.comparison import Comparison  # noqa: PLC0415
     from lodestar_polars._registry import direction  # noqa: PLC0415
 
     directions: dict[str, str | None] = {}

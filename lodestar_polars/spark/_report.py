@@ -230,7 +230,7 @@ def ranking_report(
     """
     from lodestar_polars._base.validation import check_int
     from lodestar_polars._report import parts as _report_parts
-    from lodestar_polars._report.comparability import resolve_shrinkage
+    from lodestar_polars._report.comparability_checks import resolve_shrinkage
     from lodestar_polars._report.ranking_report import _objective_alphas
     from lodestar_polars._report.ranking_report import ranking_report as _lp_report
     from lodestar_polars._report.serving import check_score_dtype

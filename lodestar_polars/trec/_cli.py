@@ -124,7 +124,7 @@ def _gates_of(args: argparse.Namespace, names: list[str]) -> list[tuple[_gates.G
 
 def _compare_failures(result: object, rules: list[tuple[_gates.Gate, str]]) -> list[str]:
     """Each failed rule of ``--compare``, one sentence: the rule, the run, by how much."""
-    from lodestar_polars._compare.compare import Comparison
+    from lodestar_polars._compare.comparison import Comparison
 
     assert isinstance(result, Comparison)
     base = result.baseline

@@ -68,10 +68,10 @@ from lodestar_polars._report.ranking_report.grading import (
     _objective_scores,
     _with_keys,
 )
+from lodestar_polars._report.ranking_report.payload import finish_payload
 from lodestar_polars._report.ranking_report.report import (
     DEFAULT_PART_ROWS,
     _objective_alphas,
-    finish_payload,
     ranking_report,
 )
 from lodestar_polars._report.ranking_report.result import FRAME_SCHEMA, RankingReport

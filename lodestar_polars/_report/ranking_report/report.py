@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-import numpy.typing as npt
 import polars as pl
 
 from lodestar_polars._base.deprecation import renamed
@@ -24,7 +23,7 @@ from lodestar_polars._base.validation import (
 )
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
-from lodestar_polars._report.extras import Extras, check_extras, memory_extras
+from lodestar_polars._report.extras import check_extras, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
     check_frame,
@@ -40,18 +39,15 @@ if TYPE_CHECKING:
 
 from lodestar_polars._report.ranking_report.common import (
     _TRUTH,
-    BASELINE,
     CALLER,
     ENGINES,
     MULTI_POSITIVE,
     OBJECTIVES,
-    SCHEMA_VERSION,
     Engine,
     MultiPositive,
     Objective,
     weighted_count,
 )
-from lodestar_polars._report.ranking_report.decision import by_construction, decision_of
 from lodestar_polars._report.ranking_report.families import (
     Block,
     _popularity,
@@ -65,6 +61,7 @@ from lodestar_polars._report.ranking_report.grading import (
     _objective_scores,
     _with_keys,
 )
+from lodestar_polars._report.ranking_report.payload import finish_payload
 from lodestar_polars._report.ranking_report.result import RankingReport
 from lodestar_polars._report.ranking_report.uncertainty import _uncertainty
 
@@ -571,71 +568,3 @@ def ranking_report(
         strength=strength if shrink else None,
         extras=extras,
     )
-
-
-def finish_payload(
-    *,
-    kk: int,
-    blocks: Mapping[str, Block],
-    floor: Block | None,
-    primary: str,
-    uncertainty: dict[str, Any] | None,
-    objective_alpha: Mapping[str, float | None],
-    longest: int,
-    tail: npt.NDArray[np.bool_],
-    tail_share: float,
-    tail_source: str | None,
-    n_lists: int,
-    n_dropped: int,
-    n_unseen_truth: int,
-    n_items: int,
-    mp: str,
-    source: str | None,
-    comparability: str | None,
-    strength: float | None,
-    extras: Extras | None = None,
-) -> RankingReport:
-    """The payload from the blocks and the counts (both paths: whole, and in parts)."""
-    model = blocks[primary]
-    fixed, notes = by_construction(kk, longest)
-    if model.macro[f"tail_hit@{kk}"] is None:  # null in every block: it depends on the truths
-        counted = {"train": "training", "popularity": "given", "truth": "graded truths'"}
-        notes.append(
-            f"tail_hit@{kk} is null: no graded list's truth is a long-tail item (the least "
-            f"popular items holding at most {tail_share:g} of the "
-            f"{counted.get(str(tail_source), str(tail_source))} popularity; "
-            f"{int(np.count_nonzero(tail))} catalogue or truth item(s) qualify)."
-        )
-    payload: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "k": kk,
-        "objectives": {n: {"micro": b.micro, "macro": b.macro} for n, b in blocks.items()},
-        "objective_alpha": dict(objective_alpha),
-        "primary_objective": primary,
-        "primary_score": {"metric": f"ndcg@{kk}", "value": model.micro[f"ndcg@{kk}"]},
-        "baselines": {}
-        if floor is None
-        else {BASELINE: {"micro": floor.micro, "macro": floor.macro}},
-        "uncertainty": uncertainty,
-        "n_lists": n_lists,
-        "n_dropped": n_dropped,
-        "n_unseen_truth": n_unseen_truth,
-        "n_items": n_items,
-        "multi_positive": mp,
-        "ties": "expectation",
-        "tail_rule": {
-            "share": tail_share,
-            "source": tail_source,
-            "n_tail_items": int(np.count_nonzero(tail)),
-        },
-        "popularity_source": source,
-        "comparability": comparability,
-        "shrinkage_strength": strength,
-        "max_list_length": longest,
-        "by_construction": fixed,
-        "notes": notes,
-    }
-    if extras is not None:  # issue 21: the value family and model B (_report/extras.py)
-        extras.write(payload)
-    payload["decision"] = decision_of(payload)
-    return RankingReport(payload)
