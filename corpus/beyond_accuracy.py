@@ -89,7 +89,9 @@ def main() -> None:
         ild_cos = []
         for u in users:
             items = lists[u][Columns.Item].to_numpy()
-            ild_cos.append(float(pdist(embedding[items], "cosine").mean()) if items.size > 1 else 0.0)
+            ild_cos.append(
+                float(pdist(embedding[items], "cosine").mean()) if items.size > 1 else 0.0
+            )
         item_sets = [set(lists[u][Columns.Item].tolist()) for u in users]
         overlaps = [
             len(a & b) / np.sqrt(len(a) * len(b)) for a, b in itertools.combinations(item_sets, 2)
@@ -100,9 +102,7 @@ def main() -> None:
             "ild_category": per_user(
                 IntraListDiversity(k=k, distance_calculator=hamming).calc_per_user(reco)
             ),
-            "serendipity": per_user(
-                Serendipity(k=k).calc_per_user(reco, test, train, catalog)
-            ),
+            "serendipity": per_user(Serendipity(k=k).calc_per_user(reco, test, train, catalog)),
             "ild_cosine_pdist": ild_cos,
             "personalisation_sets": float(1.0 - np.mean(overlaps)),
         }

@@ -105,7 +105,8 @@ def _block_at_cut(
     ranking: Ranking, w: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(full, part, q, pair_chance, n_part)``: rows surely in, rows of the block at the cut,
-    per list the block's row chance ``s / c``, its pair chance ``s (s-1) / (c (c-1))``, and ``c``."""
+    per list the block's row chance ``s / c``, its pair chance ``s (s-1) / (c (c-1))``, and ``c``.
+    """
     n_seg = ranking.length.size
     full, part = w == 1.0, (w > 0.0) & (w < 1.0)
     segment = ranking.segment
