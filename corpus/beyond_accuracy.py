@@ -36,6 +36,7 @@ KS = (1, 3, 5, 8)
 
 
 def example(seed: int = 21) -> dict[str, object]:
+    """The small random example: training and test interactions, served lists, features."""
     rng = np.random.default_rng(seed)
     n_users, n_items, dim = 9, 14, 4
     # training interactions: each user a distinct set of items (no repeated pair)
@@ -67,6 +68,7 @@ def example(seed: int = 21) -> dict[str, object]:
 
 
 def main() -> None:
+    """Compute every reference number and write the JSON file."""
     data = example()
     train = pd.DataFrame(data["train"], columns=[Columns.User, Columns.Item])
     test = pd.DataFrame(data["test"], columns=[Columns.User, Columns.Item])

@@ -72,31 +72,33 @@ def _close(got: list[float], want: list[float]) -> None:
 
 @pytest.mark.parametrize("k", KS)
 def test_novelty_is_rectools_mean_inv_user_freq(k: int) -> None:
-    got = _per_user(lp.novelty("p_novelty", "score", k=k))["novelty"].to_list()
+    got = _per_user(lp.novelty("score", popularity="p_novelty", k=k))["novelty"].to_list()
     _close(got, CORPUS["results"][str(k)]["novelty"])
 
 
 @pytest.mark.parametrize("k", KS)
 def test_arp_is_rectools_avg_rec_popularity(k: int) -> None:
-    got = _per_user(lp.average_recommended_popularity("count", "score", k=k))
+    got = _per_user(lp.average_recommended_popularity("score", popularity="count", k=k))
     _close(got["average_recommended_popularity"].to_list(), CORPUS["results"][str(k)]["arp_counts"])
 
 
 @pytest.mark.parametrize("k", KS)
 def test_ild_by_category_is_rectools_hamming_ild(k: int) -> None:
-    got = _per_user(lp.intra_list_diversity("category", "score", k=k))
+    got = _per_user(lp.intra_list_diversity("score", feature="category", k=k))
     _close(got["intra_list_diversity"].to_list(), CORPUS["results"][str(k)]["ild_category"])
 
 
 @pytest.mark.parametrize("k", KS)
 def test_ild_by_embedding_is_the_mean_pairwise_cosine_distance(k: int) -> None:
-    got = _per_user(lp.intra_list_diversity("embedding", "score", k=k, dim=4))
+    got = _per_user(lp.intra_list_diversity("score", feature="embedding", k=k, dim=4))
     _close(got["intra_list_diversity"].to_list(), CORPUS["results"][str(k)]["ild_cosine_pdist"])
 
 
 @pytest.mark.parametrize("k", KS)
 def test_serendipity_is_rectools(k: int) -> None:
-    s = lp.serendipity("hit", "score", "popularity_rank", n_items=CORPUS["n_items"], k=k)
+    s = lp.serendipity(
+        "hit", "score", popularity_rank="popularity_rank", n_items=CORPUS["n_items"], k=k
+    )
     _close(_per_user(s)["serendipity"].to_list(), CORPUS["results"][str(k)]["serendipity"])
 
 
@@ -167,7 +169,7 @@ def _orderings(rows: list[dict[str, object]]) -> list[list[dict[str, object]]]:
     return out
 
 
-def _brute(rows: list[dict[str, object]], k: int, n_items: int) -> dict[str, float]:
+def _brute(rows: list[dict[str, object]], k: int | None, n_items: int) -> dict[str, float]:
     totals = {"novelty": 0.0, "arp": 0.0, "ild_cat": 0.0, "ild_cos": 0.0, "serendipity": 0.0}
     orders = _orderings(rows)
     for order in orders:
@@ -194,17 +196,17 @@ def _brute(rows: list[dict[str, object]], k: int, n_items: int) -> dict[str, flo
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("k", [1, 2, 3, 5])
-def test_ties_are_the_expectation_over_orderings(seed: int, k: int) -> None:
+@pytest.mark.parametrize("k", [1, 2, 3, 5, None])
+def test_ties_are_the_expectation_over_orderings(seed: int, k: int | None) -> None:
     frame = _tied_frame(seed)
     got = (
         frame.group_by("user")
         .agg(
-            lp.novelty("p", "score", k=k),
-            lp.average_recommended_popularity("p", "score", k=k),
-            lp.intra_list_diversity("category", "score", k=k).alias("ild_cat"),
-            lp.intra_list_diversity("embedding", "score", k=k, dim=3).alias("ild_cos"),
-            lp.serendipity("hit", "score", "rank", n_items=7, k=k),
+            lp.novelty("score", popularity="p", k=k),
+            lp.average_recommended_popularity("score", popularity="p", k=k),
+            lp.intra_list_diversity("score", feature="category", k=k).alias("ild_cat"),
+            lp.intra_list_diversity("score", feature="embedding", k=k, dim=3).alias("ild_cos"),
+            lp.serendipity("hit", "score", popularity_rank="rank", n_items=7, k=k),
         )
         .sort("user")
     )
@@ -218,8 +220,8 @@ def test_ties_are_the_expectation_over_orderings(seed: int, k: int) -> None:
         assert abs(user_row["serendipity"] - want["serendipity"]) <= TOL
 
 
-@pytest.mark.parametrize("k", [1, 2, 3])
-def test_personalisation_ties_are_the_expected_overlap(k: int) -> None:
+@pytest.mark.parametrize("k", [1, 2, 3, None])
+def test_personalisation_ties_are_the_expected_overlap(k: int | None) -> None:
     frame = _tied_frame(7)
     users = frame["user"].unique().sort().to_list()
     lists = [frame.filter(pl.col("user") == u).to_dicts() for u in users]
@@ -253,11 +255,11 @@ def test_hand_arithmetic() -> None:
         }
     )
     out = df.group_by("user").agg(
-        lp.novelty("p", "score", k=3),
-        lp.average_recommended_popularity("p", "score", k=3),
-        lp.intra_list_diversity("genre", "score", k=3).alias("ild"),
-        lp.intra_list_diversity("emb", "score", k=2, dim=2).alias("ild_emb"),
-        lp.serendipity("hit", "score", "pop_rank", n_items=10, k=3),
+        lp.novelty("score", popularity="p", k=3),
+        lp.average_recommended_popularity("score", popularity="p", k=3),
+        lp.intra_list_diversity("score", feature="genre", k=3).alias("ild"),
+        lp.intra_list_diversity("score", feature="emb", k=2, dim=2).alias("ild_emb"),
+        lp.serendipity("hit", "score", popularity_rank="pop_rank", n_items=10, k=3),
     )
     row = out.row(0, named=True)
     # top 3: rows 1, 2 in; rows 3, 4 tie for the last slot, each in with chance 1/2
@@ -302,11 +304,11 @@ def test_item_popularity() -> None:
 
 def test_refusals() -> None:
     with pytest.raises(lp.InvalidParameterError, match="'k' parameter of novelty"):
-        lp.novelty("p", "score", k=0)
+        lp.novelty("score", popularity="p", k=0)
     with pytest.raises(lp.InvalidParameterError, match="'dim' parameter of intra_list_diversity"):
-        lp.intra_list_diversity("emb", "score", dim=0)
+        lp.intra_list_diversity("score", feature="emb", dim=0)
     with pytest.raises(lp.InvalidParameterError, match="'n_items' parameter of serendipity"):
-        lp.serendipity("hit", "score", "rank", n_items=0)
+        lp.serendipity("hit", "score", popularity_rank="rank", n_items=0)
     with pytest.raises(lp.InvalidParameterError, match="needs at least two lists. Got 1"):
         lp.personalisation(
             pl.DataFrame({"u": [1], "i": [1], "s": [1.0]}), by="u", item="i", y_score="s"
@@ -332,7 +334,7 @@ def test_refused_lists_are_null() -> None:
         }
     )
     out = df.group_by("user", maintain_order=True).agg(
-        lp.novelty("p", "score"), lp.intra_list_diversity("emb", "score", dim=2)
+        lp.novelty("score", popularity="p"), lp.intra_list_diversity("score", feature="emb", dim=2)
     )
     assert out["novelty"].to_list() == [None, 1.0]  # popularity 0 has no self-information
     assert out["intra_list_diversity"].to_list() == [None, None]  # a zero vector; a wrong dim

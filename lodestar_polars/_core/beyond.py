@@ -49,7 +49,7 @@ def top_k_weights(ranking: Ranking, k: int | None) -> tuple[np.ndarray, np.ndarr
 
 
 def _weighted_mean(
-    values: np.ndarray, score: np.ndarray, length: np.ndarray, k: int | None, presorted: bool
+    values: np.ndarray, score: np.ndarray, length: np.ndarray, k: int | None, *, presorted: bool
 ) -> np.ndarray:
     ranking = rank_segments(score, length, presorted=presorted)
     w, m = top_k_weights(ranking, k)
@@ -69,7 +69,7 @@ def novelty_segments(
 ) -> np.ndarray:
     """Mean self-information ``-log2 p`` of each list's top ``k`` (``p`` in (0, 1])."""
     information = -np.log2(np.asarray(popularity, dtype=np.float64))
-    return _weighted_mean(information, score, length, k, presorted)
+    return _weighted_mean(information, score, length, k, presorted=presorted)
 
 
 def mean_popularity_segments(
@@ -81,7 +81,7 @@ def mean_popularity_segments(
     presorted: bool = False,
 ) -> np.ndarray:
     """Mean popularity of each list's top ``k`` (average recommended popularity)."""
-    return _weighted_mean(popularity, score, length, k, presorted)
+    return _weighted_mean(popularity, score, length, k, presorted=presorted)
 
 
 def _sum_of_squared_counts(
@@ -104,8 +104,10 @@ def _sum_of_squared_counts(
 def _block_at_cut(
     ranking: Ranking, w: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(full, part, q, pair_chance, n_part)``: rows surely in, rows of the block at the cut,
-    per list the block's row chance ``s / c``, its pair chance ``s (s-1) / (c (c-1))``, and ``c``.
+    """``(full, part, q, pair, n_part)``: the top ``k``'s rows surely in and its block at the cut.
+
+    Per list: the block's row chance ``q = s / c``, its pair chance
+    ``s (s-1) / (c (c-1))``, and its size ``c``.
     """
     n_seg = ranking.length.size
     full, part = w == 1.0, (w > 0.0) & (w < 1.0)
@@ -220,7 +222,7 @@ def serendipity_segments(
     n_items: int,
     presorted: bool = False,
 ) -> np.ndarray:
-    """RecTools' serendipity: the mean over the top ``k`` of ``rel * max(rank_pop - p, 0) / n_items``.
+    """RecTools' serendipity: the top ``k``'s mean of ``rel * max(rank_pop - p, 0) / n_items``.
 
     ``p`` is the 1-based position, ``rank_pop`` the item's dense popularity
     rank in training (1: the most popular; a cold item ``n_items + 1``).

@@ -40,7 +40,7 @@ from lodestar_polars.typing import IntoExprColumn
 def _weights(score: pl.Expr, k: int | None) -> tuple[pl.Expr, pl.Expr]:
     """``(w, m)``: each row's chance to be in the top ``k``, and the top's size."""
     if k is None:
-        return pl.lit(1.0), pl.len().cast(pl.Float64)
+        return pl.repeat(1.0, pl.len(), dtype=pl.Float64), pl.len().cast(pl.Float64)
     above, through = ranks_as_counts(score)
     block = (through - above).cast(pl.Float64)
     w = (pl.lit(float(k)) - above).clip(lower_bound=0.0) / block
@@ -52,9 +52,9 @@ def _range_check(x: pl.Expr, bad: pl.Expr, text: str) -> Check:
 
 
 def _popularity_metric(
-    popularity: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
+    popularity: IntoExprColumn,
     k: int | None,
     name: str,
     caller: str,
@@ -83,20 +83,20 @@ def _popularity_metric(
 
 
 def novelty_metric(
-    popularity: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
+    popularity: IntoExprColumn,
     k: int | None = None,
     name: str = "novelty",
 ) -> Metric:
     """The :class:`Metric` behind :func:`novelty`."""
     return _popularity_metric(
-        popularity, y_score, k=k, name=name, caller="novelty", information=True
+        y_score, popularity=popularity, k=k, name=name, caller="novelty", information=True
     )
 
 
 def novelty(
-    popularity: IntoExprColumn, y_score: IntoExprColumn, *, k: int | None = None
+    y_score: IntoExprColumn, *, popularity: IntoExprColumn, k: int | None = None
 ) -> pl.Expr:
     r"""Mean self-information of a list's top ``k`` items (RecTools' ``MeanInvUserFreq``).
 
@@ -130,25 +130,25 @@ def novelty(
     >>> import polars as pl
     >>> import lodestar_polars as lp
     >>> df = pl.DataFrame({"user": [1, 1, 1], "p": [0.5, 0.25, 1.0], "score": [3, 2, 1]})
-    >>> df.group_by("user").agg(lp.novelty("p", "score", k=2))["novelty"].to_list()
+    >>> df.group_by("user").agg(lp.novelty("score", popularity="p", k=2))["novelty"].to_list()
     [1.5]
 
     ``(-log2 0.5 - log2 0.25) / 2 = (1 + 2) / 2``.
     """
-    return novelty_metric(popularity, y_score, k=k).expr()
+    return novelty_metric(y_score, popularity=popularity, k=k).expr()
 
 
 def average_recommended_popularity_metric(
-    popularity: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
+    popularity: IntoExprColumn,
     k: int | None = None,
     name: str = "average_recommended_popularity",
 ) -> Metric:
     """The :class:`Metric` behind :func:`average_recommended_popularity`."""
     return _popularity_metric(
-        popularity,
         y_score,
+        popularity=popularity,
         k=k,
         name=name,
         caller="average_recommended_popularity",
@@ -157,7 +157,7 @@ def average_recommended_popularity_metric(
 
 
 def average_recommended_popularity(
-    popularity: IntoExprColumn, y_score: IntoExprColumn, *, k: int | None = None
+    y_score: IntoExprColumn, *, popularity: IntoExprColumn, k: int | None = None
 ) -> pl.Expr:
     r"""Average recommended popularity (ARP): the mean popularity of a list's top ``k``.
 
@@ -188,11 +188,11 @@ def average_recommended_popularity(
     >>> import polars as pl
     >>> import lodestar_polars as lp
     >>> df = pl.DataFrame({"user": [1, 1, 1], "p": [0.5, 0.2, 0.2], "score": [2, 1, 1]})
-    >>> arp = lp.average_recommended_popularity("p", "score", k=2)
+    >>> arp = lp.average_recommended_popularity("score", popularity="p", k=2)
     >>> df.group_by("user").agg(arp)["average_recommended_popularity"].to_list()
     [0.35]
     """
-    return average_recommended_popularity_metric(popularity, y_score, k=k).expr()
+    return average_recommended_popularity_metric(y_score, popularity=popularity, k=k).expr()
 
 
 def _sum_sq_counts(feature: pl.Expr, chosen: pl.Expr) -> pl.Expr:
@@ -200,9 +200,9 @@ def _sum_sq_counts(feature: pl.Expr, chosen: pl.Expr) -> pl.Expr:
 
 
 def intra_list_diversity_metric(
-    feature: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
+    feature: IntoExprColumn,
     k: int | None = None,
     dim: int | None = None,
     name: str = "intra_list_diversity",
@@ -264,9 +264,9 @@ def intra_list_diversity_metric(
 
 
 def intra_list_diversity(
-    feature: IntoExprColumn,
     y_score: IntoExprColumn,
     *,
+    feature: IntoExprColumn,
     k: int | None = None,
     dim: int | None = None,
 ) -> pl.Expr:
@@ -308,21 +308,21 @@ def intra_list_diversity(
     >>> import polars as pl
     >>> import lodestar_polars as lp
     >>> df = pl.DataFrame({"user": [1, 1, 1], "genre": ["a", "a", "b"], "score": [3, 2, 1]})
-    >>> df.group_by("user").agg(lp.intra_list_diversity("genre", "score"))[
+    >>> df.group_by("user").agg(lp.intra_list_diversity("score", feature="genre"))[
     ...     "intra_list_diversity"
     ... ].to_list()
     [0.6666666666666667]
 
     Three pairs, two of different genres.
     """
-    return intra_list_diversity_metric(feature, y_score, k=k, dim=dim).expr()
+    return intra_list_diversity_metric(y_score, feature=feature, k=k, dim=dim).expr()
 
 
 def serendipity_metric(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
-    popularity_rank: IntoExprColumn,
     *,
+    popularity_rank: IntoExprColumn,
     n_items: int,
     k: int | None = None,
     name: str = "serendipity",
@@ -360,8 +360,8 @@ def serendipity_metric(
 def serendipity(
     y_true: IntoExprColumn,
     y_score: IntoExprColumn,
-    popularity_rank: IntoExprColumn,
     *,
+    popularity_rank: IntoExprColumn,
     n_items: int,
     k: int | None = None,
 ) -> pl.Expr:
@@ -404,20 +404,22 @@ def serendipity(
     >>> df = pl.DataFrame(
     ...     {"user": [1, 1], "hit": [1, 1], "score": [2, 1], "pop_rank": [3, 1]}
     ... )
-    >>> s = lp.serendipity("hit", "score", "pop_rank", n_items=4, k=2)
+    >>> s = lp.serendipity("hit", "score", popularity_rank="pop_rank", n_items=4, k=2)
     >>> df.group_by("user").agg(s)["serendipity"].to_list()
     [0.25]
 
     ``(max(3 - 1, 0) / 4 + max(1 - 2, 0) / 4) / 2 = 0.25``.
     """
-    return serendipity_metric(y_true, y_score, popularity_rank, n_items=n_items, k=k).expr()
+    return serendipity_metric(
+        y_true, y_score, popularity_rank=popularity_rank, n_items=n_items, k=k
+    ).expr()
 
 
-def item_popularity(interactions: Any, *, user: str, item: str) -> Any:
+def item_popularity(frame: Any, *, user: str, item: str) -> Any:
     """Each item's training popularity: its users, their share, its dense popularity rank.
 
     ``users``: distinct users who interacted with the item; ``popularity``:
-    ``users`` over the distinct users of ``interactions`` (RecTools'
+    ``users`` over the distinct users of ``frame`` (the training interactions) (RecTools'
     ``MeanInvUserFreq``); ``popularity_rank``: the dense rank of ``users``,
     1 the largest (RecTools' ``Serendipity`` ranks interaction counts: the
     same where no user-item pair repeats).  Join it onto the served rows by
@@ -433,7 +435,7 @@ def item_popularity(interactions: Any, *, user: str, item: str) -> Any:
     [('a', 3, 1.0, 1), ('b', 1, 0.3333333333333333, 2)]
     """
     caller = "item_popularity"
-    lazy, was_lazy = check_frame(interactions, "interactions", caller)
+    lazy, was_lazy = check_frame(frame, "frame", caller)
     for value, role in ((user, "user"), (item, "item")):
         if not isinstance(value, str):
             msg = f"{caller} needs `{role}` to be a column name. Got {value!r} instead."
@@ -513,7 +515,8 @@ def personalisation(
         .collect()
     )
     if data.height == 0:
-        raise InvalidParameterError("personalisation needs at least two lists. Got 0 instead.")
+        msg = "personalisation needs at least two lists. Got 0 instead."
+        raise InvalidParameterError(msg)
     lengths = data.group_by("by", maintain_order=True).len()["len"].to_numpy()
     if lengths.size < 2:
         msg = f"personalisation needs at least two lists. Got {lengths.size} instead."
@@ -523,7 +526,8 @@ def personalisation(
         raise InvalidParameterError(msg)
     score = data["score"]
     if score.is_null().any() or not bool(np.isfinite(score.cast(pl.Float64).to_numpy()).all()):
-        raise InvalidParameterError("Input y_score contains null, NaN or infinity.")
+        msg = "Input y_score contains null, NaN or infinity."
+        raise InvalidParameterError(msg)
     return personalisation_value(
         data["item"].to_numpy(), score.to_numpy(), lengths.astype(np.int64), k=k
     )
