@@ -6,6 +6,7 @@ import itertools
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -159,38 +160,34 @@ def _tied_frame(seed: int) -> pl.DataFrame:
     )
 
 
-def _orderings(rows: list[dict[str, object]]) -> list[list[dict[str, object]]]:
+def _orderings(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """Every ordering of the rows by score descending (ties in every order)."""
     out = []
     for perm in itertools.permutations(rows):
         scores = [r["score"] for r in perm]
-        if all(a >= b for a, b in itertools.pairwise(scores)):  # type: ignore[operator]
+        if all(a >= b for a, b in itertools.pairwise(scores)):
             out.append(list(perm))
     return out
 
 
-def _brute(rows: list[dict[str, object]], k: int | None, n_items: int) -> dict[str, float]:
+def _brute(rows: list[dict[str, Any]], k: int | None, n_items: int) -> dict[str, float]:
     totals = {"novelty": 0.0, "arp": 0.0, "ild_cat": 0.0, "ild_cos": 0.0, "serendipity": 0.0}
     orders = _orderings(rows)
     for order in orders:
         top = order[:k]
         m = len(top)
-        totals["novelty"] += sum(-math.log2(r["p"]) for r in top) / m  # type: ignore[arg-type]
-        totals["arp"] += sum(r["p"] for r in top) / m  # type: ignore[misc]
+        totals["novelty"] += sum(-math.log2(r["p"]) for r in top) / m
+        totals["arp"] += float(sum(r["p"] for r in top)) / m
         pairs = list(itertools.combinations(top, 2))
         if pairs:
             totals["ild_cat"] += sum(a["category"] != b["category"] for a, b in pairs) / len(pairs)
             cos = []
             for a, b in pairs:
                 u, v = np.asarray(a["embedding"]), np.asarray(b["embedding"])
-                cos.append(1.0 - float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))
+                cos.append(1.0 - float(u @ v) / float(np.linalg.norm(u) * np.linalg.norm(v)))
             totals["ild_cos"] += sum(cos) / len(pairs)
         totals["serendipity"] += (
-            sum(
-                r["hit"] * max(r["rank"] - (pos + 1), 0) / n_items  # type: ignore[operator]
-                for pos, r in enumerate(top)
-            )
-            / m
+            sum(r["hit"] * max(r["rank"] - (pos + 1), 0) / n_items for pos, r in enumerate(top)) / m
         )
     return {key: value / len(orders) for key, value in totals.items()}
 
