@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import json
 import math
@@ -335,3 +336,42 @@ def test_refused_lists_are_null() -> None:
     )
     assert out["novelty"].to_list() == [None, 1.0]  # popularity 0 has no self-information
     assert out["intra_list_diversity"].to_list() == [None, None]  # a zero vector; a wrong dim
+
+
+# --- the registry's entries
+
+
+def test_the_registry_entries_are_the_public_functions() -> None:
+    from lodestar_polars._registry import LIST_MEASURES, direction
+
+    assert [m.name for m in LIST_MEASURES] == [
+        "novelty",
+        "average_recommended_popularity",
+        "intra_list_diversity",
+        "serendipity",
+        "personalisation",
+    ]
+    for measure in LIST_MEASURES:
+        assert getattr(lp, measure.name) is measure.function
+        assert direction(f"{measure.name}@10") == measure.direction
+        for parameter in measure.inputs:
+            assert parameter in inspect.signature(measure.function).parameters
+    by = {m.name: m for m in LIST_MEASURES}
+    assert by["intra_list_diversity"].display(10) == "ILD@10"
+    assert by["average_recommended_popularity"].display() == "ARP"
+    assert by["average_recommended_popularity"].direction is None
+
+
+@pytest.mark.parametrize("k", KS)
+def test_values_lie_in_the_registry_range(k: int) -> None:
+    from lodestar_polars._registry import LIST_MEASURES_BY_NAME as BY
+
+    res = CORPUS["results"][str(k)]
+    checks = {
+        "novelty": res["novelty"],
+        "intra_list_diversity": res["ild_category"] + res["ild_cosine_pdist"],
+        "serendipity": res["serendipity"],
+        "personalisation": [res["personalisation_sets"]],
+    }
+    for name, values in checks.items():
+        assert all(v in BY[name].value_range for v in values), name
