@@ -6,6 +6,7 @@ import inspect
 import itertools
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,13 @@ from lodestar_polars._core.beyond import (
     novelty_segments,
     serendipity_segments,
 )
+from lodestar_polars._metrics.beyond import (
+    average_recommended_popularity_metric,
+    intra_list_diversity_metric,
+    novelty_metric,
+    serendipity_metric,
+)
+from lodestar_polars._metrics.expr import Metric
 
 CORPUS = json.loads((Path(__file__).parents[1] / "corpus" / "beyond_accuracy.json").read_text())
 KS = sorted(int(k) for k in CORPUS["results"])
@@ -375,3 +383,62 @@ def test_values_lie_in_the_registry_range(k: int) -> None:
     }
     for name, values in checks.items():
         assert all(v in BY[name].value_range for v in values), name
+
+
+REFUSALS_PAGE = (Path(__file__).parents[1] / "docs" / "refusals.md").read_text(encoding="utf-8")
+
+
+def _why(metric: Metric, frame: pl.DataFrame) -> str:
+    out = frame.group_by("u").agg(metric.reason().alias("why"))["why"].item()
+    assert isinstance(out, str)
+    return out
+
+
+def _raised(call: Callable[[], object]) -> str:
+    with pytest.raises(lp.InvalidParameterError) as info:
+        call()
+    return str(info.value)
+
+
+ONE = pl.DataFrame({"u": [1, 1], "p": [0.5, 0.0], "s": [2.0, 1.0]})
+EMB = pl.DataFrame({"u": [1, 1], "v": [[1.0, 0.0], [0.0, 0.0]], "s": [2.0, 1.0]})
+
+
+REFUSAL_CASES: dict[str, Callable[[], str]] = {
+    "novelty popularity": lambda: _why(novelty_metric("s", popularity="p"), ONE),
+    "arp popularity": lambda: _why(
+        average_recommended_popularity_metric("s", popularity="p"),
+        ONE.with_columns(p=pl.lit(-1.0)),
+    ),
+    "null popularity": lambda: _why(
+        novelty_metric("s", popularity="p"), ONE.with_columns(p=pl.lit(None, pl.Float64))
+    ),
+    "popularity rank": lambda: _why(
+        serendipity_metric("p", "s", popularity_rank="p", n_items=3),
+        ONE.with_columns(p=pl.lit(0.0)),
+    ),
+    "null feature": lambda: _why(
+        intra_list_diversity_metric("s", feature="p"), ONE.with_columns(p=pl.lit(None))
+    ),
+    "dim": lambda: _why(
+        intra_list_diversity_metric("s", feature="v", dim=2),
+        EMB.with_columns(v=pl.Series([[1.0], [1.0, 2.0]])),
+    ),
+    "zero norm": lambda: _why(intra_list_diversity_metric("s", feature="v", dim=2), EMB),
+    "dim option": lambda: _raised(lambda: lp.intra_list_diversity("s", feature="v", dim=0)),
+    "one list": lambda: _raised(lambda: lp.personalisation(ONE, by="u", item="p", y_score="s")),
+    "repeated item": lambda: _raised(
+        lambda: lp.personalisation(
+            pl.DataFrame({"u": [1, 1, 2], "i": [1, 1, 2], "s": [1.0, 2.0, 1.0]}),
+            by="u",
+            item="i",
+            y_score="s",
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSAL_CASES))
+def test_refusals_page_quotes_the_sentence(case: str) -> None:
+    sentence = REFUSAL_CASES[case]()
+    assert sentence in REFUSALS_PAGE, f"docs/refusals.md does not quote: {sentence}"
