@@ -26,11 +26,14 @@ from lodestar_polars._base.validation import (
 from lodestar_polars._core.beyond import personalisation_value
 from lodestar_polars._metrics.expr import (
     Check,
+    Fields,
     Metric,
     as_float,
     as_score,
     empty_check,
     finite_checks,
+    let,
+    over_rows,
     ranks_as_counts,
 )
 from lodestar_polars.exceptions import InvalidParameterError
@@ -215,32 +218,16 @@ def intra_list_diversity_metric(
     check_column(y_score, "y_score", caller)
     score = as_score(y_score)
     f = pl.col(feature) if isinstance(feature, str) else feature
-    w, m = _weights(score, k)
-    full, part = w == 1.0, (w > 0.0) & (w < 1.0)
-    n_part = part.sum().cast(pl.Float64)
-    q = w.filter(part).first().fill_null(0.0)  # s / c of the block at the cut
-    pair = pl.when(n_part > 1).then(q * (q * n_part - 1.0) / (n_part - 1.0)).otherwise(0.0)
-    n_full = full.sum().cast(pl.Float64)
-    checks: list[Check] = [empty_check(), *finite_checks(score, "y_score")]
-    if dim is None:
-        a2, b2 = _sum_sq_counts(f, full), _sum_sq_counts(f, part)
-        u2 = _sum_sq_counts(f, full | part)
-        similar = (a2 - n_full) / 2.0 + q * (u2 - a2 - b2) / 2.0 + pair * (b2 - n_part) / 2.0
-        checks.append(Check(f.is_null().any(), pl.lit("Input feature contains null.")))
-    else:
+    checks: list[Check] = [
+        empty_check(),
+        *finite_checks(score, "y_score"),
+        Check(f.is_null().any(), pl.lit("Input feature contains null.")),
+    ]
+    if dim is not None:
         values = f.list.eval(pl.element().cast(pl.Float64))
         norm = values.list.eval(pl.element().pow(2)).list.sum().sqrt()
-        dims = [values.list.get(j, null_on_oob=True) / norm for j in range(dim)]
-        s_a = [u.filter(full).sum() for u in dims]
-        s_b = [u.filter(part).sum() for u in dims]
-        sq_a = pl.sum_horizontal(*[x * x for x in s_a])
-        sq_b = pl.sum_horizontal(*[x * x for x in s_b])
-        cross = pl.sum_horizontal(*[x * y for x, y in zip(s_a, s_b, strict=True)])
-        similar = (sq_a - n_full) / 2.0 + q * cross + pair * (sq_b - n_part) / 2.0
         wrong = f.list.len() != dim
-        flat = values.list.explode()
         checks += [
-            Check(f.is_null().any(), pl.lit("Input feature contains null.")),
             Check.any_row(
                 wrong.fill_null(False),
                 pl.format(
@@ -250,7 +237,7 @@ def intra_list_diversity_metric(
                 ),
             ),
             Check(
-                (~flat.is_finite()).any(),
+                (~values.list.explode().is_finite()).any(),
                 pl.lit("Input feature contains NaN, infinity or a null value in an embedding."),
             ),
             Check(
@@ -258,9 +245,62 @@ def intra_list_diversity_metric(
                 pl.lit("intra_list_diversity needs embeddings of nonzero norm (cosine distance)."),
             ),
         ]
-    pairs = m * (m - 1.0) / 2.0
-    value = pl.when(m >= 2.0).then(1.0 - similar / pairs).otherwise(0.0)
+    value = over_rows({"score": score, "f": f}, lambda r: _ild_rows(r, k, dim)).list.first()
     return Metric(name, value, tuple(checks))
+
+
+def _ild_rows(rows: Fields, k: int | None, dim: int | None) -> pl.Expr:
+    """ILD of one list's rows (fields ``score`` and ``f``), inside :func:`over_rows`.
+
+    The top-k chances ``w`` (and, for embeddings, the unit vectors' components)
+    are held by :func:`let`, computed once however often the sums read them.
+    """
+    w, m = _weights(rows["score"], k)
+    if dim is None:
+        return let({"w": w, "f": rows["f"], "m": m}, _category_similarity)
+    values = rows["f"].list.eval(pl.element().cast(pl.Float64))
+    norm = values.list.eval(pl.element().pow(2)).list.sum().sqrt()
+
+    def unit(x: Fields) -> pl.Expr:
+        parts = {f"u{j}": x["v"].list.get(j, null_on_oob=True) / x["norm"] for j in range(dim)}
+        return let({"w": x["w"], "m": x["m"], **parts}, lambda y: _cosine_similarity(y, dim))
+
+    return let({"w": w, "m": m, "v": values, "norm": norm}, unit)
+
+
+def _block(x: Fields) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """``(full, part, n_full, n_part, q, pair)`` of the top ``k`` from the chances ``w``."""
+    w = x["w"]
+    full, part = w == 1.0, (w > 0.0) & (w < 1.0)
+    n_part = part.sum().cast(pl.Float64)
+    q = w.filter(part).first().fill_null(0.0)  # s / c of the block at the cut
+    pair = pl.when(n_part > 1).then(q * (q * n_part - 1.0) / (n_part - 1.0)).otherwise(0.0)
+    return full, part, full.sum().cast(pl.Float64), n_part, q, pair
+
+
+def _diversity(similar: pl.Expr, m: pl.Expr) -> pl.Expr:
+    m = m.first()
+    return pl.when(m >= 2.0).then(1.0 - similar / (m * (m - 1.0) / 2.0)).otherwise(0.0)
+
+
+def _category_similarity(x: Fields) -> pl.Expr:
+    full, part, n_full, n_part, q, pair = _block(x)
+    f = x["f"]
+    a2, b2 = _sum_sq_counts(f, full), _sum_sq_counts(f, part)
+    u2 = _sum_sq_counts(f, full | part)
+    same = (a2 - n_full) / 2.0 + q * (u2 - a2 - b2) / 2.0 + pair * (b2 - n_part) / 2.0
+    return _diversity(same, x["m"])
+
+
+def _cosine_similarity(x: Fields, dim: int) -> pl.Expr:
+    full, part, n_full, n_part, q, pair = _block(x)
+    s_a = [x[f"u{j}"].filter(full).sum() for j in range(dim)]
+    s_b = [x[f"u{j}"].filter(part).sum() for j in range(dim)]
+    sq_a = pl.sum_horizontal(*[a * a for a in s_a])
+    sq_b = pl.sum_horizontal(*[b * b for b in s_b])
+    cross = pl.sum_horizontal(*[a * b for a, b in zip(s_a, s_b, strict=True)])
+    similar = (sq_a - n_full) / 2.0 + q * cross + pair * (sq_b - n_part) / 2.0
+    return _diversity(similar, x["m"])
 
 
 def intra_list_diversity(
