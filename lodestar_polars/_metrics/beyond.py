@@ -375,15 +375,10 @@ def serendipity_metric(
     rel = (as_float(y_true) > 0).cast(pl.Float64)
     score = as_score(y_score)
     rank = as_float(popularity_rank)
-    above, through = ranks_as_counts(score)
-    above_f, through_f = above.cast(pl.Float64), through.cast(pl.Float64)
-    lo = above_f + 1.0
-    hi = through_f if k is None else pl.min_horizontal(through_f, pl.lit(float(k)))
-    h = pl.min_horizontal(hi, rank - 1.0)
-    count = (h - lo + 1.0).clip(lower_bound=0.0)
-    series = (count * rank - (lo + h) * count / 2.0) / (through_f - above_f)
-    _, m = _weights(score, k)
-    value = (rel * series).sum() / (float(n) * m)  # type: ignore[arg-type]
+    value = over_rows(
+        {"score": score, "rel": rel, "rank": rank},
+        lambda r: _serendipity_rows(r, k, float(n)),  # type: ignore[arg-type]
+    ).list.first()
     bad = rank < 1.0
     checks = (
         empty_check(),
@@ -395,6 +390,30 @@ def serendipity_metric(
         ),
     )
     return Metric(name, value, checks)
+
+
+def _serendipity_rows(rows: Fields, k: int | None, n_items: float) -> pl.Expr:
+    """Serendipity of one list's rows (``score``, ``rel``, ``rank``), inside :func:`over_rows`."""
+    above, through = ranks_as_counts(rows["score"])
+    _, m = _weights(rows["score"], k)
+
+    def value(x: Fields) -> pl.Expr:
+        above_f, through_f, rank = x["above"], x["through"], x["rank"]
+        lo = above_f + 1.0
+        hi = through_f if k is None else pl.min_horizontal(through_f, pl.lit(float(k)))
+        h = pl.min_horizontal(hi, rank - 1.0)
+        count = (h - lo + 1.0).clip(lower_bound=0.0)
+        series = (count * rank - (lo + h) * count / 2.0) / (through_f - above_f)
+        return (x["rel"] * series).sum() / (n_items * x["m"].first())
+
+    fields = {
+        "above": above.cast(pl.Float64),
+        "through": through.cast(pl.Float64),
+        "rank": rows["rank"],
+        "rel": rows["rel"],
+        "m": m,
+    }
+    return let(fields, value)
 
 
 def serendipity(
