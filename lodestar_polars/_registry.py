@@ -50,6 +50,13 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._base.deprecation import REMOVED_IN, RENAMED_IN
+from lodestar_polars._core.beyond import (
+    category_diversity_segments,
+    mean_popularity_segments,
+    novelty_segments,
+    personalisation_value,
+    serendipity_segments,
+)
 from lodestar_polars._core.calibration import (
     brier_segments,
     expected_calibration_error_segments,
@@ -1699,6 +1706,9 @@ class ListMeasure:
     """One value per list (an expression); False: one value over every list (a function)."""
     rectools: str | None = None
     """The RecTools class whose numbers it reproduces (tests/test_beyond_accuracy.py)."""
+    core: Callable[..., Any] | None = None
+    """The NumPy segment core over flat arrays (:mod:`lodestar_polars._core.beyond`), the
+    same numbers as the expression: what an ``lp.evaluate`` path would run."""
 
     @property
     def direction(self) -> Direction | None:
@@ -1723,6 +1733,7 @@ LIST_MEASURES: tuple[ListMeasure, ...] = (
         inputs=("popularity",),
         per_list=True,
         rectools="MeanInvUserFreq",
+        core=novelty_segments,
     ),
     ListMeasure(
         name="average_recommended_popularity",
@@ -1734,6 +1745,7 @@ LIST_MEASURES: tuple[ListMeasure, ...] = (
         inputs=("popularity",),
         per_list=True,
         rectools="AvgRecPopularity",
+        core=mean_popularity_segments,
     ),
     ListMeasure(
         name="intra_list_diversity",
@@ -1745,6 +1757,7 @@ LIST_MEASURES: tuple[ListMeasure, ...] = (
         inputs=("feature",),
         per_list=True,
         rectools="IntraListDiversity",
+        core=category_diversity_segments,  # embedding_diversity_segments with dim=
     ),
     ListMeasure(
         name="serendipity",
@@ -1756,6 +1769,7 @@ LIST_MEASURES: tuple[ListMeasure, ...] = (
         inputs=("popularity_rank",),
         per_list=True,
         rectools="Serendipity",
+        core=serendipity_segments,
     ),
     ListMeasure(
         name="personalisation",
@@ -1766,6 +1780,7 @@ LIST_MEASURES: tuple[ListMeasure, ...] = (
         value_range=UNIT,
         inputs=(),
         per_list=False,
+        core=personalisation_value,
     ),
 )
 """The beyond-accuracy measures; :func:`direction` reads their direction by name."""
