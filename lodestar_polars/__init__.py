@@ -52,6 +52,7 @@ from lodestar_polars._metrics.trec_measures import (
     inferred_average_precision,
     interpolated_precision,
 )
+from lodestar_polars._metrics.user_models import err, judged, rbp
 from lodestar_polars._off_policy.off_policy import off_policy
 from lodestar_polars._report.comparability import (
     ComparabilityState,
@@ -88,6 +89,7 @@ __all__ = [
     "compare",
     "coverage_error",
     "dcg",
+    "err",
     "evaluate",
     "expected_calibration_error",
     "fit_comparability",
@@ -98,6 +100,7 @@ __all__ = [
     "interpolated_precision",
     "intra_list_diversity",
     "item_popularity",
+    "judged",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "log_loss",
@@ -109,6 +112,7 @@ __all__ = [
     "precision",
     "r_precision",
     "ranking_report",
+    "rbp",
     "recall",
     "recall_at_budget",
     "reciprocal_rank",

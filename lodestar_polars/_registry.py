@@ -122,6 +122,13 @@ from lodestar_polars._core.trec_more import (
     judged_set_relative_p,
     judged_utility,
 )
+from lodestar_polars._core.trec_user import (
+    UNJ_CUTOFFS,
+    judged_rbp,
+    judged_rbp_resid,
+    judged_unj,
+)
+from lodestar_polars._core.user_models import err_segments, judged_segments, rbp_segments
 from lodestar_polars._metrics.beyond import (
     average_recommended_popularity,
     intra_list_diversity,
@@ -172,6 +179,16 @@ from lodestar_polars._metrics.trec_measures import (
     inferred_average_precision_metric,
     interpolated_precision,
     interpolated_precision_metric,
+)
+from lodestar_polars._metrics.user_models import (
+    check_max_grade,
+    check_persistence,
+    err,
+    err_metric,
+    judged,
+    judged_metric,
+    rbp,
+    rbp_metric,
 )
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -246,7 +263,8 @@ def segmented(
             values, lengths = a.judged
             gains = truth(values)
             positive = np.where(gains > 0, gains, 0.0)  # trec_eval's ideal: positive gains
-            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"))
+            d = options.get("discount", "log")
+            ideal = ideal_dcg_segments(positive, lengths, k=options.get("k"), discount=d)
             options = {**options, "ideal": ideal}
         return fn(truth(a.gain), a.score, a.length, presorted=True, **fixed, **options)
 
@@ -284,6 +302,25 @@ class Name:
     """The cutoff may also follow a dot or an underscore, as trec_eval writes it (``P.10``)."""
     cutoff: Cutoff | None = None
     """Overrides the metric's own rule for this name (``ndcg_cut`` requires a cutoff)."""
+    dot_option: str | None = None
+    """The option the digits after a dot set, read as a fraction, as this tool writes it
+    (ranx's ``rbp.95``: ``p=0.95``); the dot is then no cutoff."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option a metric's name may set in parentheses (``rbp(p=0.8)``, ``RBP(p=0.8)@10``).
+
+    The value is read as a Python literal would be (``0.8``, ``3``, ``true``) and
+    given to ``check``, the builder's own check of that option, whose sentence a
+    bad value gets.
+    """
+
+    name: str
+    check: Callable[[Any], Any]
+    """The option's check (a helper of ``_base/validation.py``): the value, or a raise."""
+    summary: str
+    """What the option is, as the docs' names table says it."""
 
 
 @dataclass(frozen=True)
@@ -414,6 +451,10 @@ class MetricSpec:
     (``"{label}@{k}"``: ``NDCG@10``; ``"ECE ({k} bins)"``)."""
     fixed: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     """Options of ``expression`` the name fixes (``builder`` has them bound already)."""
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    """Other options of ``expression`` with a closed set of values, the default first
+    (``discount``, ``denominator``: LensKit's and RecTools' conventions); the builder
+    and the core both take them (docs/coming-from-lenskit.md)."""
     default_k: int | None = None
     """The cutoff used when the name has none (``top_k_accuracy``: 2; ECE's 10 bins)."""
     cutoff_option: str = "k"
@@ -437,6 +478,8 @@ class MetricSpec:
     """Whether ``ties="average"`` is offered (False: the expectation over tied orderings has
     no closed form, as for infAP; the metric ranks ties by trec_eval's rule or row order
     only, and ``lp.evaluate`` needs ``ties="trec_eval"`` or ``"input"`` for it)."""
+    name_options: tuple[Option, ...] = field(default=(), kw_only=True)
+    """The options a name may set in parentheses (``rbp(p=0.8)``), each with its check."""
     top_k_only: bool = False
     """Whether, cut at ``k``, the metric reads only the rows ranked in the top ``k``
     (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
@@ -506,6 +549,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         higher_is_better=True,
         label="DCG",
         value_range=REAL,
+        choices=MappingProxyType({"discount": ("log", "lenskit")}),
         ties=True,
         top_k_only=True,
     ),
@@ -539,6 +583,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 default_cutoffs=DEFAULT_CUTOFFS,
             ),
         ),
+        choices=MappingProxyType({"discount": ("log", "lenskit"), "denominator": ("ideal", "k")}),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -652,6 +697,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label="Burges DCG",
         value_range=REAL,
         fixed=MappingProxyType({"gain": "exponential"}),
+        choices=MappingProxyType({"discount": ("log", "lenskit")}),
         ties=True,
         top_k_only=True,
     ),
@@ -667,6 +713,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         label="Burges NDCG",
         value_range=UNIT,
         fixed=MappingProxyType({"gain": "exponential"}),
+        choices=MappingProxyType({"discount": ("log", "lenskit"), "denominator": ("ideal", "k")}),
         ties=True,
         judged_ideal=True,
         top_k_only=True,
@@ -696,6 +743,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 official=True,
             ),
         ),
+        choices=MappingProxyType({"denominator": ("k", "retrieved")}),
         ties=True,
         top_k_only=True,
     ),
@@ -723,6 +771,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
                 default_cutoffs=DEFAULT_CUTOFFS,
             ),
         ),
+        choices=MappingProxyType({"denominator": ("relevant", "min_k")}),
         ties=True,
         judged=True,
         top_k_only=True,
@@ -957,6 +1006,56 @@ REGISTRY: tuple[MetricSpec, ...] = (
         judged=True,
         averaged_ties=False,
     ),
+    MetricSpec(
+        "err",
+        err,
+        err_metric,
+        segmented(err_segments, _gain),
+        "optional",
+        _names(Name("ERR", "ir_measures", exact_case=True)),
+        "expected reciprocal rank: where a user stops, from graded gains (gdeval's, grades to 4)",
+        higher_is_better=True,
+        label="ERR",
+        value_range=UNIT,
+        name_options=(
+            Option("max_grade", check_max_grade, "the grade of the highest stopping chance (4)"),
+        ),
+        ties=True,
+        averaged_ties=False,
+        top_k_only=True,
+    ),
+    MetricSpec(
+        "rbp",
+        rbp,
+        rbp_metric,
+        segmented(rbp_segments, _gain),
+        "optional",
+        _names(
+            Name("rbp", "ranx", dot_option="p"),
+            Name("RBP", "ir_measures", exact_case=True),
+        ),
+        "rank-biased precision, graded gains, persistence p (y_true < 0: unjudged)",
+        higher_is_better=True,
+        label="RBP",
+        value_range=NON_NEGATIVE,
+        name_options=(Option("p", check_persistence, "the persistence, in (0, 1) (0.8)"),),
+        ties=True,
+        top_k_only=True,
+    ),
+    MetricSpec(
+        "judged",
+        judged,
+        judged_metric,
+        segmented(judged_segments, _gain),
+        "optional",
+        _names(Name("Judged", "ir_measures", exact_case=True)),
+        "share of the top k rows that is judged (y_true >= 0), over min(k, rows)",
+        higher_is_better=True,
+        label="Judged",
+        value_range=UNIT,
+        ties=True,
+        top_k_only=True,
+    ),
 )
 """Every metric :func:`lodestar_polars.evaluate` computes, in the docs' order."""
 
@@ -1132,9 +1231,27 @@ TREC_ONLY: tuple[TrecMeasure, ...] = (
         aggregate="sum",
         higher_is_better=None,
     ),
-    _not_offered("rbp", "rank-biased precision"),
-    _not_offered("rbp_resid", "rank-biased precision's residual", higher_is_better=None),
-    _not_offered("unj", "the fraction of unjudged documents at cutoffs", higher_is_better=None),
+    # trec_eval's user-model measures (lodestar_polars._core.trec_user); lp.rbp is RBP with
+    # ranx's gains and a residual over the top k, so trec_eval's own are entries of their own
+    TrecMeasure(
+        name="rbp",
+        summary="rank-biased precision, p = 0.9, gains over the query's largest grade past 1",
+        core=judged_rbp,
+    ),
+    TrecMeasure(
+        name="rbp_resid",
+        summary="RBP's residual (p = 0.9): unjudged ranks and the tail; 0 with none unjudged",
+        core=judged_rbp_resid,
+        higher_is_better=None,
+    ),
+    TrecMeasure(
+        name="unj",
+        summary="unjudged documents in the top k, over k",
+        core=judged_unj,
+        params="cutoffs",
+        default_cutoffs=UNJ_CUTOFFS,
+        higher_is_better=None,
+    ),
     _not_offered("map_avgjg", "AP over judgment sets (-J)", all_trec=False),
     _not_offered("P_avgjg", "precision over judgment sets (-J)", all_trec=False),
     _not_offered("Rprec_mult_avgjg", "Rprec_mult over judgment sets (-J)", all_trec=False),
@@ -1194,7 +1311,9 @@ def _lookups() -> tuple[dict[str, tuple[MetricSpec, Name]], dict[str, tuple[Metr
     for spec in REGISTRY:
         for name in (Name(spec.name, "lodestar_polars"), *spec.names):
             table, key = (exact, name.text) if name.exact_case else (folded, name.text.lower())
-            if key not in table or (name.trec_cutoff and not table[key][1].trec_cutoff):
+            dotted = name.trec_cutoff or name.dot_option is not None
+            kept = key in table and (table[key][1].trec_cutoff or table[key][1].dot_option)
+            if key not in table or (dotted and not kept):
                 # two tools spelling a name alike: the one that takes trec_eval's
                 # dotted cutoff ("recall.100") is kept
                 if key in table and table[key][0] is not spec:  # pragma: no cover
@@ -1209,8 +1328,10 @@ def _lookups() -> tuple[dict[str, tuple[MetricSpec, Name]], dict[str, tuple[Metr
 
 _EXACT, _FOLDED = _lookups()
 _PATTERN = re.compile(
-    r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)((?P<sep>[@._])(?P<k>[0-9]+(?:\.[0-9]+)?|\.[0-9]+))?$"
+    r"^(?P<name>[A-Za-z][A-Za-z_\-]*?)(?:\((?P<options>[^()]*)\))?"
+    r"((?P<sep>[@._])(?P<k>[0-9]+(?:\.[0-9]+)?|\.[0-9]+))?$"
 )
+_OPTION = re.compile(r"^\s*(?P<key>[A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?P<value>[^,=\s]+)\s*$")
 
 
 def metric_names() -> list[str]:
@@ -1230,6 +1351,55 @@ class Resolved:
     level: float | None = None
     """The number written after the name where it is a level, not a cutoff (the recall
     of ``iprec_at_recall@0.5``: ``cutoff_option="recall"``)."""
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The options the name sets (``rbp(p=0.8)``, ranx's ``rbp.95``), each checked."""
+
+    def builder_options(self) -> dict[str, Any]:
+        """The builder's and the core's options: the cutoff (or level), then the name's own."""
+        return {**self.spec.options(self.k if self.level is None else self.level), **self.options}
+
+
+def _literal(text: str) -> Any:
+    """An option's value as written: an int, a float, a bool (``true``), else the text."""
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _name_options(text: str, spec: MetricSpec, written: str | None) -> dict[str, Any]:
+    """The options written in parentheses (``p=0.8, k=3``), each checked by its :class:`Option`."""
+    declared = {option.name: option for option in spec.name_options}
+    takes = f"its options: {', '.join(repr(n) for n in declared)}" if declared else "it takes none"
+    out: dict[str, Any] = {}
+    if written is None:
+        return out
+    for part in written.split(",") if written.strip() else []:
+        match = _OPTION.match(part)
+        if match is None:
+            msg = (
+                f"metric {text!r}: {part.strip()!r} is not an option written as name=value "
+                f"(e.g. 'rbp(p=0.8)'); {spec.name}: {takes}"
+            )
+            raise InvalidParameterError(msg)
+        key = match["key"]
+        if key not in declared:
+            msg = f"metric {text!r}: {spec.name} has no option {key!r} in its name; {takes}"
+            raise InvalidParameterError(msg)
+        if key in out:
+            msg = f"metric {text!r}: the option {key!r} is written twice"
+            raise InvalidParameterError(msg)
+        try:
+            out[key] = declared[key].check(_literal(match["value"]))
+        except InvalidParameterError as error:
+            msg = f"metric {text!r}: {error}"
+            raise InvalidParameterError(msg) from None
+    return out
 
 
 def _cutoff_rule(resolved: Resolved) -> Cutoff:
@@ -1265,15 +1435,25 @@ def resolve(text: str) -> Resolved | None:
     if found is None:
         return None
     spec, name = found
+    options = _name_options(text, spec, match["options"])
+    if name.dot_option is not None and match["sep"] == ".":
+        # ranx's rbp.95: the digits are a fraction (p = 0.95), not a cutoff
+        if "." in match["k"] or name.dot_option in options:
+            return None
+        fraction = f"0.{match['k']}"
+        option = next(o for o in spec.name_options if o.name == name.dot_option)
+        options[name.dot_option] = option.check(float(fraction))
+        return Resolved(spec, name, None, None, MappingProxyType(options))
     if match["sep"] is not None and match["sep"] != "@" and not name.trec_cutoff:
         return None
     if spec.cutoff_option == "recall":  # a recall level (0.5), not a cutoff
         level = None if match["k"] is None else float(match["k"])
-        resolved = Resolved(spec, name, None, level)
+        resolved = Resolved(spec, name, None, level, MappingProxyType(options))
     elif match["k"] is not None and "." in match["k"]:
         return None
     else:
-        resolved = Resolved(spec, name, None if match["k"] is None else int(match["k"]))
+        k = None if match["k"] is None else int(match["k"])
+        resolved = Resolved(spec, name, k, None, MappingProxyType(options))
     rule = _cutoff_rule(resolved)
     if rule == "required" and resolved.k is None and resolved.level is None:
         example = f"{written}.10" if name.cutoff == "required" else f"{written}@10"
@@ -1367,8 +1547,12 @@ def names_table() -> str:
 
     def takes(spec: MetricSpec) -> str:
         if spec.cutoff_option == "k":
-            return cutoff[spec.cutoff]
-        return f"`@n`: `{spec.cutoff_option}=n` (default {spec.default_k})"
+            out = cutoff[spec.cutoff]
+        else:
+            out = f"`@n`: `{spec.cutoff_option}=n` (default {spec.default_k})"
+        for option in spec.name_options:
+            out += f"; `{spec.name}({option.name}=...)`: {option.summary}"
+        return out
 
     lines = [
         "| name | expression | what | label | range | better | other names (tool) | takes `@k` "
@@ -1382,6 +1566,8 @@ def names_table() -> str:
             tools.setdefault(name.text, []).append(name.tool)
             if name.trec_cutoff:
                 notes[name.text] = " `.k`" + (" required" if name.cutoff == "required" else "")
+            if name.dot_option is not None:
+                notes[name.text] = f" `.95`: `{name.dot_option}=0.95`"
         others = "; ".join(
             f"`{text}`{notes.get(text, '')} ({', '.join(by)})" for text, by in tools.items()
         )
@@ -1391,6 +1577,8 @@ def names_table() -> str:
         # the peers' names of a metric that averages ties by default give the peer's
         # number only on untied scores (or with ties="trec_eval" where the peer is trec_eval)
         ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
+        if not spec.averaged_ties:
+            ties = "ordered: `ties='trec_eval'` or `'input'`"
         better = "higher" if spec.higher_is_better else "lower"
         lines.append(
             f"| `{spec.name}` | {expression} | {spec.summary} | {_labels(spec)} "
@@ -1483,7 +1671,7 @@ def trec_table() -> str:
 # ---------------------------------------------------------------------------
 # the ranking report's metric keys (lp.ranking_report, its HTML page, direction())
 
-ReportFamily = Literal["micro", "macro", "coverage"]
+ReportFamily = Literal["micro", "macro", "coverage", "value"]
 """The seed's two views, the second split in two: ``micro`` (accuracy, pooled over graded
 lists), ``macro`` (per true item, then over the items) and ``coverage`` (catalogue-wide, from
 the expected exposure).  ``macro`` and ``coverage`` share the payload's ``"macro"`` block."""
@@ -1517,9 +1705,11 @@ class ReportMetric:
     """The :data:`REGISTRY` metric a micro key equals (averaged ties), by its name."""
 
     @property
-    def block(self) -> Literal["micro", "macro"]:
-        """The payload block it is written in (``objectives[o]["micro"]`` or ``["macro"]``)."""
-        return "micro" if self.family == "micro" else "macro"
+    def block(self) -> Literal["micro", "macro", "value"]:
+        """The payload block it is written in (``objectives[o]``: micro, macro or value)."""
+        if self.family == "micro":
+            return "micro"
+        return "value" if self.family == "value" else "macro"
 
     @property
     def direction(self) -> Direction:
@@ -1613,12 +1803,43 @@ REPORT_METRICS: tuple[ReportMetric, ...] = (
         label="exposure Gini",
         value_range=UNIT,
     ),
+    # the value family (issue 21): written only when the report is given value=, a
+    # column of an item's price or margin; expectations over tie orders, no interval (seed 004)
+    ReportMetric(
+        key="value@{k}",
+        family="value",
+        summary="expected value of the realised positives in the top k, summed per list, "
+        "averaged over lists (written with `value=`)",
+        higher_is_better=True,
+        label="value@{k}",
+        value_range=NON_NEGATIVE,
+    ),
+    ReportMetric(
+        key="value_share@{k}",
+        family="value",
+        summary="`value@{k}` over the list's realised value, averaged over lists with a "
+        "positive realised value",
+        higher_is_better=True,
+        label="value share@{k}",
+        value_range=UNIT,
+    ),
+    ReportMetric(
+        key="value_ndcg@{k}",
+        family="value",
+        summary="NDCG@k with the realised positives' value as the gain (`lp.ndcg` with the "
+        "value as `y_true`), over lists with a positive realised value",
+        higher_is_better=True,
+        label="value NDCG@{k}",
+        value_range=UNIT,
+    ),
 )
 """The report's families in payload order; :func:`lodestar_polars.ranking_report` writes
 these keys, its HTML page labels them and :func:`direction` reads their direction."""
 
 
-def report_metrics(k: int, block: Literal["micro", "macro"] | None = None) -> list[ReportMetric]:
+def report_metrics(
+    k: int, block: Literal["micro", "macro", "value"] | None = None
+) -> list[ReportMetric]:
     """The keys the report writes at cutoff ``k`` (of one payload block), in payload order.
 
     A key written twice at this ``k`` is written once, first come first
@@ -1667,6 +1888,7 @@ def report_table() -> str:
         "micro": "`micro` (accuracy)",
         "macro": "`macro` (per item)",
         "coverage": "`coverage` (catalogue)",
+        "value": "`value` (price or margin)",
     }
     lines = ["| key | family | what | label | range | better |", "|---|---|---|---|---|---|"]
     for m in REPORT_METRICS:

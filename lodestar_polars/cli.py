@@ -20,7 +20,7 @@ from typing import TextIO
 import polars as pl
 
 from lodestar_polars._evaluate.evaluate import Progress, evaluate, mean_of_groups, metric_names
-from lodestar_polars.trec import first_non_utf8, input_file
+from lodestar_polars.trec._files import first_non_utf8, input_file
 
 DEFAULT_METRICS = ("ndcg@10", "dcg@10", "rr@10")
 EXAMPLE = "example_eval.csv"

@@ -272,7 +272,7 @@ CLI = ["--item", "item", "--y-true", "clicked", "--y-score", "s", "-k", "3", "--
 def test_report_cli_draws_rows_graded_on_a_terminal(
     scores_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part_rows: int
 ) -> None:
-    monkeypatch.setattr("lodestar_polars._report.ranking_report.DEFAULT_PART_ROWS", part_rows)
+    monkeypatch.setattr("lodestar_polars._report.ranking_report.report.DEFAULT_PART_ROWS", part_rows)
     quiet, shown = tmp_path / "quiet.json", tmp_path / "shown.json"
     silenced = Terminal()
     monkeypatch.setattr(sys, "stderr", silenced)

@@ -301,6 +301,8 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "train": NOT_A_COLUMN,
             "popularity": NOT_A_COLUMN,
             "groups": NOT_A_COLUMN,
+            "value": NOT_A_COLUMN,
+            "y_score_b": NOT_A_COLUMN,
             "n_resamples": 0,
             "confidence_level": 1.5,
             "seed": -1,

@@ -20,6 +20,7 @@ from lodestar_polars._metrics.expr import Metric
 from lodestar_polars._metrics.ir import recall_metric
 from lodestar_polars._metrics.label_ranking import coverage_error_metric
 from lodestar_polars._metrics.top_k_accuracy import top_k_accuracy_metric
+from lodestar_polars._metrics.user_models import err_metric
 
 PAGE = (Path(__file__).resolve().parents[1] / "docs" / "refusals.md").read_text(encoding="utf-8")
 
@@ -75,6 +76,11 @@ CASES: dict[str, Callable[[], str]] = {
     "k": lambda: _raised(lambda: lp.ndcg("rel", "s", k=0)),
     "log_base": lambda: _raised(lambda: lp.dcg("rel", "s", log_base=-2)),
     "ties": lambda: _raised(lambda: lp.ndcg("rel", "s", ties="random")),
+    "discount": lambda: _raised(lambda: lp.dcg("rel", "s", discount="ln")),
+    "denominator k without k": lambda: _raised(lambda: lp.ndcg("rel", "s", denominator="k")),
+    "denominator k with judged": lambda: _raised(
+        lambda: lp.ndcg("rel", "s", k=3, denominator="k", judged="j")
+    ),
     "relevance_level": lambda: _raised(
         lambda: lp.precision("rel", "s", k=1, relevance_level=float("nan"))
     ),
@@ -117,6 +123,28 @@ CASES: dict[str, Callable[[], str]] = {
     "cutoff": lambda: _raised(lambda: lp.evaluate(F, ["ap@3"], by="q", y_true="rel", y_score="s")),
     "needs cutoff": lambda: _raised(
         lambda: lp.evaluate(F, ["hit_rate"], by="q", y_true="rel", y_score="s")
+    ),
+    "err grade": lambda: _reason(
+        err_metric("rel", "s", ties="input"), F.with_columns(rel=pl.lit(5))
+    ),
+    "rbp p": lambda: _raised(lambda: lp.rbp("rel", "s", p=1.5)),
+    "err max_grade": lambda: _raised(lambda: lp.err("rel", "s", max_grade=0, ties="input")),
+    "rbp residual": lambda: _raised(lambda: lp.rbp("rel", "s", residual=1)),  # type: ignore[arg-type]
+    "err average": lambda: _raised(lambda: lp.err("rel", "s", ties="average")),
+    "err average (evaluate)": lambda: _raised(
+        lambda: lp.evaluate(F, ["err@3"], by="q", y_true="rel", y_score="s")
+    ),
+    "name option unknown": lambda: _raised(
+        lambda: lp.evaluate(F, ["rbp(q=1)"], by="q", y_true="rel", y_score="s")
+    ),
+    "name option form": lambda: _raised(
+        lambda: lp.evaluate(F, ["rbp(p)"], by="q", y_true="rel", y_score="s")
+    ),
+    "name option twice": lambda: _raised(
+        lambda: lp.evaluate(F, ["rbp(p=0.5,p=0.5)"], by="q", y_true="rel", y_score="s")
+    ),
+    "name option check": lambda: _raised(
+        lambda: lp.evaluate(F, ["rbp(p=2)"], by="q", y_true="rel", y_score="s")
     ),
     "weights": lambda: _raised(
         lambda: lp.evaluate(

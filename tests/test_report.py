@@ -1312,7 +1312,8 @@ def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Logits and the coverage block (alpha 1): one sentence before any block, with the ways out."""
-    from lodestar_polars._report import ranking_report as _report
+    from lodestar_polars._report.ranking_report import families
+    from lodestar_polars._report.ranking_report import report as _report
 
     rng = np.random.default_rng(5)
     log = _random_log(24).with_columns(pl.Series("score", rng.normal(size=40 * 12)))
@@ -1329,7 +1330,7 @@ def test_signed_scores_with_the_default_objectives_are_refused_before_any_work(
         "distribution, which needs no sign)."
     )
     scored: list[int] = []
-    real = _report.score_block
+    real = families.score_block
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         scored.append(1)

@@ -324,3 +324,53 @@ def test_partial_terms_combine_in_any_tree() -> None:
         confidence_level=0.95, seed=0,
     )  # fmt: skip
     _same_report(report, local)
+
+
+# issue 21: value= and y_score_b= on Spark equal the single-machine report
+
+
+def _with_extras(seed: int) -> pl.DataFrame:
+    log = _log(seed=seed)
+    rng = np.random.default_rng(seed)
+    return log.with_columns(
+        price=pl.Series(rng.integers(0, 20, log.height) * 0.5),
+        b=pl.Series(rng.integers(0, 6, log.height) / 5.0),
+    )
+
+
+@needs_spark
+@pytest.mark.parametrize("with_state", [False, True])
+def test_value_and_versus_equal_the_single_machine_ones(spark: Any, *, with_state: bool) -> None:
+    log = _with_extras(7)
+    args: dict[str, Any] = {
+        "by": "list", "item": "item", "y_true": "clicked", "y_score": "score", "k": 3,
+        "n_resamples": 100, "groups": "entity", "value": "price", "y_score_b": "b",
+        "objectives": ("accuracy",),
+    }  # fmt: skip
+    if with_state:
+        args["objectives"] = ("coverage", "accuracy")
+        args["state"] = lp.fit_comparability(
+            log, by="list", item="item", y_score="score", y_true="clicked"
+        )
+    local = lp.ranking_report(log, **args)
+    on_spark = lps.ranking_report(spark.createDataFrame(log.to_arrow()), num_partitions=3, **args)
+    _same_report(on_spark, local)
+    assert on_spark["versus"]["difference"]["micro"] == local["versus"]["difference"]["micro"]
+    assert "value" in on_spark["objectives"]["accuracy"]
+
+
+@needs_spark
+def test_a_negative_value_is_refused_as_on_one_machine(spark: Any) -> None:
+    log = _with_extras(8).with_columns(
+        price=pl.when(pl.col("list") == 5).then(-1.0).otherwise(pl.col("price"))
+    )
+    args: dict[str, Any] = {
+        "by": "list", "item": "item", "y_true": "clicked", "y_score": "score",
+        "objectives": ("accuracy",), "value": "price",
+    }  # fmt: skip
+    with pytest.raises(lp.InvalidParameterError, match="column 'price' is negative in row"):
+        lps.ranking_report(spark.createDataFrame(log.to_arrow()), num_partitions=2, **args)
+    with pytest.raises(lp.InvalidParameterError, match="must be a column name or None"):
+        lps.ranking_report(
+            spark.createDataFrame(log.to_arrow()), **{**args, "value": pl.col("price")}
+        )

@@ -8,10 +8,9 @@ kept when its measure (the name before its parameters, ``P`` of ``P_10``,
 ``iprec_at_recall`` of ``iprec_at_recall_0.10``, ``utility`` of
 ``utility_2,-1,0,0``) is in ``lp.trec.MEASURES``, or is ``runid``.
 
-Not offered, so left out of the comparison: ``relstring``, ``unj_*``, ``rbp``,
-``rbp_resid`` (tests/test_trec_all.py names them and checks that nothing else
-is left out).  The commands are trec_eval's with the options of those measures
-dropped (``-mrelstring.20``).
+Not offered, so left out of the comparison: ``relstring`` (text; tests/test_trec_all.py
+names it and checks that nothing else is left out).  The commands are trec_eval's
+with its option dropped (``-mrelstring.20``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
+from lodestar_polars._core.discount import Discount, cumulative_discount_table, cut_discount
 from lodestar_polars._core.ranking import rank_segments
 from lodestar_polars._core.segments import segment_starts
 from lodestar_polars._core.threads import both
@@ -61,18 +61,19 @@ def dcg_segments(
     log_base: float,
     ignore_ties: bool,
     presorted: bool = False,
+    discount: Discount = "log",
 ) -> np.ndarray:
     """DCG of each segment of the flat arrays ``gain``/``score``."""
     ranking = rank_segments(score, length, presorted=presorted)
-    table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k)
+    table = cumulative_discount_table(int(np.max(length, initial=0)), log_base, k, discount)
     g = ranking.take(gain, np.float64)
     if ignore_ties or ranking.no_ties:
         # one row per block (no tie, or ties broken): the block sums below are the
         # rows themselves, and each block's term is tie_averaged_gain with
         # through = above + 1, g / 1 * (C[above + 1] - C[above]): the same numbers
         # row by row, each discount difference taken once
-        discount = np.diff(table)
-        return ranking.segment_sum(g * ranking.by_position(discount))
+        weights = np.diff(table)
+        return ranking.segment_sum(g * ranking.by_position(weights))
     # block by block: each tie block's gain sum times its mean discount
     above = ranking.block_above
     through = above + ranking.block_size
@@ -89,25 +90,42 @@ def ndcg_segments(
     ignore_ties: bool,
     ideal: np.ndarray | None = None,
     presorted: bool = False,
+    discount: Discount = "log",
+    denominator: str = "ideal",
 ) -> np.ndarray:
     """NDCG of each segment: DCG over the DCG of the gains ranked by themselves.
 
     ``ideal``, when given, is each segment's ideal DCG from elsewhere (the
     judged relevances of a run's qrels, :func:`ideal_dcg_segments` of them).
+    ``denominator="k"``: over the DCG of ``k`` rows of gain 1 (RecTools'), one
+    constant; ``discount``: as :func:`dcg_segments`, in the DCG and its ideal.
     """
 
     def dcg() -> np.ndarray:
         return dcg_segments(
-            gain, score, length, k=k, log_base=2, ignore_ties=ignore_ties, presorted=presorted
+            gain,
+            score,
+            length,
+            k=k,
+            log_base=2,
+            ignore_ties=ignore_ties,
+            presorted=presorted,
+            discount=discount,
         )
 
+    if denominator == "k" and k is not None:
+        with np.errstate(divide="ignore"):
+            slots = cumulative_discount_table(k, 2, k, discount)[k]
+        return normalized(dcg(), np.full(len(length), slots))
     if ideal is None:  # two independent passes over the rows, at the same time
-        value, best = both(dcg, lambda: ideal_dcg_segments(gain, length, k=k))
+        value, best = both(dcg, lambda: ideal_dcg_segments(gain, length, k=k, discount=discount))
         return normalized(value, best)
     return normalized(dcg(), ideal)
 
 
-def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -> np.ndarray:
+def ideal_dcg_segments(
+    gain: np.ndarray, length: np.ndarray, *, k: int | None, discount: Discount = "log"
+) -> np.ndarray:
     """DCG of each segment's gains ranked by themselves (equal gains in any order).
 
     No tie group can change this number, so it needs only how the gains fall
@@ -126,17 +144,19 @@ def ideal_dcg_segments(gain: np.ndarray, length: np.ndarray, *, k: int | None) -
         # segments with rows lie end to end without it, so each is cut from the
         # flat rows by its own length alone (np.add.reduceat cannot sum an empty
         # slice: it reads one row past it, or raises at the end of the array)
-        out[nonempty] = _ideal_dcg_filled(g, length[nonempty], k)
+        out[nonempty] = _ideal_dcg_filled(g, length[nonempty], k, discount)
     return out
 
 
-def _ideal_dcg_filled(g: np.ndarray, length: np.ndarray, k: int | None) -> np.ndarray:
+def _ideal_dcg_filled(
+    g: np.ndarray, length: np.ndarray, k: int | None, discount: Discount = "log"
+) -> np.ndarray:
     """:func:`ideal_dcg_segments` of segments of at least one row each."""
     start = segment_starts(length)
     longest = int(np.max(length, initial=0))
     values = np.unique(g)
     if values.size <= _FEW_GAINS:
-        table = cumulative_discount_table(longest, 2, k)
+        table = cumulative_discount_table(longest, 2, k, discount)
         out = np.zeros(length.size)
         above = np.zeros(length.size, dtype=np.int64)
         # every value but the smallest, from the largest: its count in each segment
@@ -155,5 +175,5 @@ def _ideal_dcg_filled(g: np.ndarray, length: np.ndarray, k: int | None) -> np.nd
     segment = np.repeat(np.arange(length.size), length)
     order = np.lexsort((-g, segment))
     position = np.arange(g.size) - np.repeat(start, length)
-    discounts = cut_discount(np.arange(longest, dtype=np.float64), 2, k)
+    discounts = cut_discount(np.arange(longest, dtype=np.float64), 2, k, discount)
     return np.add.reduceat(g[order] * discounts[position], start)

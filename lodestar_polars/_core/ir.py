@@ -202,14 +202,22 @@ def precision_segments(
     *,
     k: int | None,
     presorted: bool = False,
+    denominator: str = "k",
 ) -> np.ndarray:
     """Precision at ``k`` of each segment, ties averaged (``lp.precision``).
 
-    ``truth`` flags the relevant rows; ``k=None`` is the whole segment over its length.
+    ``truth`` flags the relevant rows; ``k=None`` is the whole segment over its length,
+    ``denominator="retrieved"`` over ``min(k, length)`` (LensKit's).
     """
     b = _blocks(truth, score, length, presorted=presorted)
-    denominator = np.asarray(length, dtype=np.float64) if k is None else float(k)
-    return precision_at(b.hits(k), denominator)
+    rows = np.asarray(length, dtype=np.float64)
+    if k is None:
+        over: np.ndarray | float = rows
+    elif denominator == "retrieved":
+        over = np.minimum(rows, float(k))
+    else:
+        over = float(k)
+    return precision_at(b.hits(k), over)
 
 
 def recall_segments(
@@ -220,14 +228,19 @@ def recall_segments(
     k: int | None,
     n_relevant: np.ndarray | None = None,
     presorted: bool = False,
+    denominator: str = "relevant",
 ) -> np.ndarray:
     """Recall at ``k`` of each segment, ties averaged (``lp.recall``).
 
     The denominator is ``n_relevant`` (judged relevant documents per segment,
-    retrieved or not) when given, else the segment's own relevant rows.
+    retrieved or not) when given, else the segment's own relevant rows;
+    ``denominator="min_k"`` caps it at ``k`` (LensKit's).
     """
     b = _blocks(truth, score, length, presorted=presorted)
-    return ratio_or_zero(b.hits(k), b.n_relevant if n_relevant is None else n_relevant)
+    n = b.n_relevant if n_relevant is None else n_relevant
+    if denominator == "min_k" and k is not None:
+        n = np.minimum(n, float(k))
+    return ratio_or_zero(b.hits(k), n)
 
 
 def r_precision_segments(

@@ -101,7 +101,7 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
     if found is None:
         raise InvalidParameterError(unknown_metric_message(text))
     spec = found.spec
-    options = spec.options(found.k if found.level is None else found.level)
+    options = found.builder_options()
     extra: dict[str, Any] = {}
     if roles.ties == "average" and not spec.averaged_ties:
         msg = (

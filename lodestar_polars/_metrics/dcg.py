@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import polars as pl
@@ -11,7 +12,12 @@ from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.messages import NDCG_NEGATIVE, NDCG_ONE_DOCUMENT
 from lodestar_polars._base.validation import check_bool, check_k, check_log_base, check_option
 from lodestar_polars._core.dcg import normalized
-from lodestar_polars._core.discount import cut_discount
+from lodestar_polars._core.discount import (
+    DISCOUNTS,
+    Discount,
+    cumulative_discount_table,
+    cut_discount,
+)
 from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._metrics.expr import (
     Check,
@@ -28,9 +34,11 @@ from lodestar_polars._metrics.expr import (
     tie_averaged_terms,
 )
 from lodestar_polars._metrics.ties import Ties, later_row_first, tie_rule
+from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
 GAINS = ("linear", "exponential")
+NDCG_DENOMINATORS = ("ideal", "k")
 
 
 def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> tuple[pl.Expr, tuple[Check, ...]]:
@@ -70,14 +78,15 @@ def _dcg_value(
     log_base: float,
     ignore_ties: bool,
     ties: Ties,
+    discount: Discount = "log",
 ) -> pl.Expr:
     if ignore_ties:
         ordered = later_row_first(gain, score)
     elif ties.averaged:
-        return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k))
+        return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k, discount))
     else:
         ordered = ties.order(gain)
-    return (ordered * discount_at(log_base, k)(row_index())).sum()
+    return (ordered * discount_at(log_base, k, discount)(row_index())).sum()
 
 
 def _over_group(gain: pl.Expr, score: pl.Expr, value: Callable[[Fields], pl.Expr]) -> pl.Expr:
@@ -85,7 +94,7 @@ def _over_group(gain: pl.Expr, score: pl.Expr, value: Callable[[Fields], pl.Expr
     return over_rows({"gain": gain, "score": score}, value).list.first()
 
 
-def _tie_averaged_dcg(log_base: float, k: int | None) -> pl.Expr:
+def _tie_averaged_dcg(log_base: float, k: int | None, discount: Discount = "log") -> pl.Expr:
     """Tie-averaged DCG of the group's rows, in :func:`over_rows` (fields ``gain``, ``score``).
 
     Each row's share, summed in row order.  With ``k`` only the rows scoring
@@ -94,18 +103,29 @@ def _tie_averaged_dcg(log_base: float, k: int | None) -> pl.Expr:
     from :func:`tie_averaged_terms`, and the zero shares of the others are not
     added (docs/performance.md, "The expression path").
     """
-    return tie_averaged_terms(pl.element(), log_base, k).sum()
+    return tie_averaged_terms(pl.element(), log_base, k, discount).sum()
 
 
-def _ideal_dcg(gain: pl.Expr, *, k: int | None) -> pl.Expr:
-    return (gain.sort(descending=True) * discount_at(2.0, k)(row_index())).sum()
+def _ideal_dcg(gain: pl.Expr, *, k: int | None, discount: Discount = "log") -> pl.Expr:
+    return (gain.sort(descending=True) * discount_at(2.0, k, discount)(row_index())).sum()
+
+
+def _slots_ideal(k: int, discount: Discount) -> pl.Expr:
+    """``denominator="k"``: the DCG of ``k`` rows of gain 1, one constant (RecTools' ideal).
+
+    A Series literal, not a scalar one: Polars divides a group aggregate by a
+    scalar float literal as a product with its reciprocal.
+    """
+    with np.errstate(divide="ignore"):
+        ideal = float(cumulative_discount_table(k, 2.0, k, discount)[k])
+    return pl.lit(pl.Series([ideal])).first()
 
 
 _UNROLLED_K = 32  # the largest k whose ideal DCG is a sum written out term by term
 _POSITION = "__lodestar_position_"
 
 
-def _group_ideal_dcg(gain: pl.Expr, *, k: int) -> pl.Expr:
+def _group_ideal_dcg(gain: pl.Expr, *, k: int, discount: Discount = "log") -> pl.Expr:
     """:func:`_ideal_dcg` of the group's gains, one value per group, for ``k <= _UNROLLED_K``.
 
     The gains are sorted as one list per group (a list sort costs a fraction
@@ -116,7 +136,7 @@ def _group_ideal_dcg(gain: pl.Expr, *, k: int) -> pl.Expr:
     """
     names = [f"{_POSITION}{i}" for i in range(k)]
     with np.errstate(divide="ignore"):  # discount_at's table, entry for entry
-        table = cut_discount(np.arange(k + 1, dtype=np.float64), 2.0, k)
+        table = cut_discount(np.arange(k + 1, dtype=np.float64), 2.0, k, discount)
     terms = [pl.field(name).fill_null(0.0) * float(table[i]) for i, name in enumerate(names)]
     total = terms[0]
     for term in terms[1:]:
@@ -129,7 +149,7 @@ _TOTAL = "__lodestar_total"
 
 
 def _judged_ideal(
-    judged: IntoExprColumn, gain: str, k: int | None
+    judged: IntoExprColumn, gain: str, k: int | None, discount: Discount = "log"
 ) -> tuple[pl.Expr, tuple[Check, ...]]:
     """The ideal DCG of a group's judged relevances (a list per group), and its rules.
 
@@ -141,7 +161,8 @@ def _judged_ideal(
     relevance = pl.element().cast(pl.Float64)
     g = exponential_gain(relevance) if gain == "exponential" else relevance
     # only positive gains count (an unjudged -1, or a negative gain, adds 0)
-    ideal = lists.first().list.eval(_ideal_dcg(g.clip(lower_bound=0.0), k=k)).list.first()
+    positive = g.clip(lower_bound=0.0)
+    ideal = lists.first().list.eval(_ideal_dcg(positive, k=k, discount=discount)).list.first()
     bad = lists.first().list.eval(~relevance.is_finite() | relevance.is_null()).list.any()
     checks = (
         Check(lists.first().is_null(), pl.lit("Input judged contains null.")),
@@ -174,15 +195,19 @@ def dcg_metric(
     gain: str = "linear",
     ties: str = "average",
     item: IntoExprColumn | None = None,
+    discount: str = "log",
     name: str = "dcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`dcg`."""
     k = check_k(k, "dcg")
     log_base = check_log_base(log_base, "dcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "dcg")
+    kind: Discount = check_option(discount, "discount", "dcg", DISCOUNTS)  # type: ignore[assignment]
     (g, gain_checks), score = _gain(y_true, gain, "dcg"), as_score(y_score)
     rule, doc_checks = tie_rule(score, ties=ties, item=item, ignore_ties=ignore_ties, caller="dcg")
-    value = _dcg_value(g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, ties=rule)
+    value = _dcg_value(
+        g, score, k=k, log_base=log_base, ignore_ties=ignore_ties, ties=rule, discount=kind
+    )
     return Metric(name, value, (*_checks(gain_checks, score), *doc_checks, _document_count_check()))
 
 
@@ -196,41 +221,69 @@ def ndcg_metric(
     ties: str = "average",
     item: IntoExprColumn | None = None,
     judged: IntoExprColumn | None = None,
+    discount: str = "log",
+    denominator: str = "ideal",
     name: str = "ndcg",
 ) -> Metric:
     """The :class:`Metric` behind :func:`ndcg`."""
     k = check_k(k, "ndcg")
     ignore_ties = check_bool(ignore_ties, "ignore_ties", "ndcg")
+    d: Discount = check_option(discount, "discount", "ndcg", DISCOUNTS)  # type: ignore[assignment]
+    _check_denominator(denominator, k, judged)
     (g, gain_checks), score = _gain(y_true, gain, "ndcg"), as_score(y_score)
     rule, doc_checks = tie_rule(score, ties=ties, item=item, ignore_ties=ignore_ties, caller="ndcg")
+    ranked = partial(_dcg_value, g, score, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
     judged_checks: tuple[Check, ...] = ()
-    if judged is not None:
-        ideal, judged_checks = _judged_ideal(judged, gain, k)
-        dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
+    if judged is not None or (denominator == "k" and k is not None):
+        if judged is not None:
+            ideal, judged_checks = _judged_ideal(judged, gain, k, d)
+        else:
+            ideal = _slots_ideal(k, d)  # type: ignore[arg-type]  # k checked above
+        dcg = ranked(k=k, discount=d)
         value = normalized(dcg, ideal)
     elif rule.averaged and not ignore_ties and k is not None and k <= _UNROLLED_K:
         # the DCG over the rows of the top k, the ideal from the gains sorted as a list
-        dcg = _over_group(g, score, lambda _: _tie_averaged_dcg(2.0, k))
-        value = normalized(dcg, _group_ideal_dcg(g, k=k))
+        dcg = _over_group(g, score, lambda _: _tie_averaged_dcg(2.0, k, d))
+        value = normalized(dcg, _group_ideal_dcg(g, k=k, discount=d))
     elif rule.averaged and not ignore_ties:
         # DCG and ideal in one list.eval over the group's rows (one implode for both)
         value = _over_group(
             g,
             score,
-            lambda rows: normalized(_tie_averaged_dcg(2.0, k), _ideal_dcg(rows["gain"], k=k)),
+            lambda rows: normalized(
+                _tie_averaged_dcg(2.0, k, d), _ideal_dcg(rows["gain"], k=k, discount=d)
+            ),
         )
     else:
-        dcg = _dcg_value(g, score, k=k, log_base=2.0, ignore_ties=ignore_ties, ties=rule)
-        value = normalized(dcg, _ideal_dcg(g, k=k))
+        dcg = ranked(k=k, discount=d)
+        value = normalized(dcg, _ideal_dcg(g, k=k, discount=d))
     negative = Check.any_row(g < 0, pl.lit(NDCG_NEGATIVE))
     checks = (
         *_checks(gain_checks, score),
         *doc_checks,
         *judged_checks,
         negative,
-        _document_count_check(),
+        # scikit-learn's rule: one row is its own ideal (NDCG 1 whatever the ranking);
+        # an ideal from judged= or from k slots makes a one-row list a real score
+        *((_document_count_check(),) if judged is None and denominator == "ideal" else ()),
     )
     return Metric(name, value, checks)
+
+
+def _check_denominator(denominator: object, k: int | None, judged: object) -> None:
+    """``denominator``: ``"ideal"``, or ``"k"`` with a ``k`` and without ``judged``."""
+    check_option(denominator, "denominator", "ndcg", NDCG_DENOMINATORS)
+    if denominator != "k":
+        return
+    if k is None:
+        msg = "ndcg(denominator='k') needs `k=`: the ideal DCG is that of k rows of gain 1"
+        raise InvalidParameterError(msg)
+    if judged is not None:
+        msg = (
+            "ndcg: denominator='k' (the ideal DCG of k rows of gain 1) and judged= "
+            "(the ideal DCG of the judged relevances) cannot be combined"
+        )
+        raise InvalidParameterError(msg)
 
 
 @renamed(doc_id="item")
@@ -244,6 +297,7 @@ def dcg(
     gain: str = "linear",
     ties: str = "average",
     item: IntoExprColumn | None = None,
+    discount: str = "log",
 ) -> pl.Expr:
     r"""Discounted cumulative gain of one group: scikit-learn's ``dcg_score`` per query.
 
@@ -284,6 +338,11 @@ def dcg(
         The id of the ranked item (a document), needed by
         ``ties='trec_eval'``; a group with a repeated or null id is refused.
         Called ``doc_id`` before 0.2.0 (the old name warns until 0.3.0).
+    discount : {'log', 'lenskit'}, default='log'
+        ``'log'``: ``1 / log_b(rank + 1)`` for the 1-based rank (scikit-learn,
+        trec_eval, ranx, RecTools).  ``'lenskit'``: ``1 / log_b(max(rank, 2))``,
+        LensKit's ``LogRankWeight`` (Järvelin and Kekäläinen's original): the
+        first two ranks weigh the same (docs/coming-from-lenskit.md).
 
     Returns
     -------
@@ -297,7 +356,8 @@ def dcg(
     InvalidParameterError
         ``k`` below 1 or not an int, ``log_base`` outside (0, inf) (zero,
         negative, NaN, inf), a non-bool ``ignore_ties``: scikit-learn's sentence;
-        a ``gain`` other than ``'linear'`` or ``'exponential'``.
+        a ``gain`` other than ``'linear'`` or ``'exponential'``, a ``discount``
+        other than ``'log'`` or ``'lenskit'``.
 
     See Also
     --------
@@ -372,6 +432,19 @@ def dcg(
     ╞═════════╪═════════════╡
     │ 4.76186 ┆ 9.392789    │
     └─────────┴─────────────┘
+
+    LensKit's discount, ``1 / log2(max(rank, 2))``: the second row weighs 1 too,
+    ``3 + 2 + 1 / log2(3)``:
+
+    >>> perfect.select(lenskit=lp.dcg("rel", "score", discount="lenskit"))
+    shape: (1, 1)
+    ┌─────────┐
+    │ lenskit │
+    │ ---     │
+    │ f64     │
+    ╞═════════╡
+    │ 5.63093 │
+    └─────────┘
     """
     return dcg_metric(
         y_true,
@@ -382,6 +455,7 @@ def dcg(
         gain=gain,
         ties=ties,
         item=item,
+        discount=discount,
     ).expr()
 
 
@@ -396,6 +470,8 @@ def ndcg(
     ties: str = "average",
     item: IntoExprColumn | None = None,
     judged: IntoExprColumn | None = None,
+    discount: str = "log",
+    denominator: str = "ideal",
 ) -> pl.Expr:
     r"""Normalized DCG of one group: scikit-learn's ``ndcg_score`` per query.
 
@@ -439,7 +515,19 @@ def ndcg(
         A list column, the same list on every row of a group: the relevance
         of every judged document of the query, retrieved or not (a run joined
         with its qrels).  The ideal DCG is then theirs, as trec_eval's and
-        ir_measures' is, instead of the group's own rows'.
+        ir_measures' is, instead of the group's own rows'.  LensKit's ideal
+        is this one (docs/coming-from-lenskit.md).
+    discount : {'log', 'lenskit'}, default='log'
+        The discount of the DCG and of its ideal: ``'log'``,
+        ``1 / log2(rank + 1)``, or ``'lenskit'``, ``1 / log2(max(rank, 2))``
+        (see :func:`dcg`).
+    denominator : {'ideal', 'k'}, default='ideal'
+        ``'ideal'``: the DCG of the group's own gains (or of ``judged``) in the
+        best order, cut at ``k``.  ``'k'``: the DCG of ``k`` rows of gain 1,
+        the same constant for every group whatever its relevant rows
+        (RecTools' ``NDCG``, its default ``divide_by_achievable=False``); it
+        needs ``k`` and cannot be combined with ``judged``.  With graded gains
+        above 1 the value can exceed 1.
 
     Returns
     -------
@@ -449,8 +537,10 @@ def ndcg(
     Raises
     ------
     InvalidParameterError
-        ``k`` below 1 or not an int, a non-bool ``ignore_ties``, or a ``gain``
-        other than ``'linear'`` or ``'exponential'``.
+        ``k`` below 1 or not an int, a non-bool ``ignore_ties``, a ``gain``
+        other than ``'linear'`` or ``'exponential'``, a ``discount`` other than
+        ``'log'`` or ``'lenskit'``, a ``denominator`` other than ``'ideal'``
+        or ``'k'``, ``denominator='k'`` without ``k`` or with ``judged``.
 
     See Also
     --------
@@ -462,7 +552,8 @@ def ndcg(
     A group with nothing relevant (every relevance 0) scores 0.0, and counts
     in a mean, as in scikit-learn.  Ties are averaged (see :func:`dcg`).  A
     group is refused, and gets null, when it has a negative relevance, fewer
-    than 2 rows, or a null, NaN or infinite value.  The value is not clipped:
+    than 2 rows (unless ``judged`` or ``denominator='k'`` gives the ideal), or a
+    null, NaN or infinite value.  The value is not clipped:
     like scikit-learn, a perfect ranking can give 0.9999999999999999.
 
     Examples
@@ -522,6 +613,23 @@ def ndcg(
     │ good    ┆ 0.924133 ┆ 0.961456    │
     │ bad     ┆ 0.675753 ┆ 0.533629    │
     └─────────┴──────────┴─────────────┘
+
+    RecTools' ideal, three slots of gain 1 whatever the group holds: one
+    relevant row ranked first scores ``1 / (1 + 1 / log2(3) + 1 / 2)``:
+
+    >>> one = pl.DataFrame({"rel": [1, 0, 0, 0], "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> one.select(
+    ...     ideal=lp.ndcg("rel", "score", k=3),
+    ...     slots=lp.ndcg("rel", "score", k=3, denominator="k"),
+    ... )
+    shape: (1, 2)
+    ┌───────┬──────────┐
+    │ ideal ┆ slots    │
+    │ ---   ┆ ---      │
+    │ f64   ┆ f64      │
+    ╞═══════╪══════════╡
+    │ 1.0   ┆ 0.469279 │
+    └───────┴──────────┘
     """
     return ndcg_metric(
         y_true,
@@ -532,4 +640,6 @@ def ndcg(
         ties=ties,
         item=item,
         judged=judged,
+        discount=discount,
+        denominator=denominator,
     ).expr()

@@ -18,7 +18,7 @@ import polars as pl
 
 from lodestar_polars._base.messages import python_text
 from lodestar_polars._core.dcg import tie_averaged_gain
-from lodestar_polars._core.discount import cumulative_discount_table, cut_discount
+from lodestar_polars._core.discount import Discount, cumulative_discount_table, cut_discount
 from lodestar_polars.typing import IntoExprColumn
 
 FLOAT_DTYPE = "dtype('float64')"
@@ -238,7 +238,9 @@ def top_k_rows(rows: pl.Expr, k: int) -> pl.Expr:
     return rows.filter(score >= score.sort(descending=True).head(k).last())
 
 
-def tie_averaged_terms(rows: pl.Expr, log_base: float, k: int | None) -> pl.Expr:
+def tie_averaged_terms(
+    rows: pl.Expr, log_base: float, k: int | None, kind: Discount = "log"
+) -> pl.Expr:
     """Each row's share of the group's tie-averaged DCG (``rows``: a struct of ``gain``, ``score``).
 
     With a ``k`` whose discounts are a table, only the rows of :func:`top_k_rows`
@@ -254,7 +256,7 @@ def tie_averaged_terms(rows: pl.Expr, log_base: float, k: int | None) -> pl.Expr
     else:
         above_rank, through_rank = ranks_as_counts(pl.field("score"))
         ranked = rows.struct.with_fields(above=above_rank, through=through_rank)
-    cum = cumulative_discount_at(log_base, k)
+    cum = cumulative_discount_at(log_base, k, kind)
     above, through = pl.field("above"), pl.field("through")
     share = tie_averaged_gain(pl.field("gain"), cum(above), cum(through), above, through)
     return ranked.struct.with_fields(share.alias(_LET)).struct.field(_LET)
@@ -286,7 +288,9 @@ def _lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
 _TABLE_K = 4096
 
 
-def discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr], pl.Expr]:
+def discount_at(
+    log_base: float, k: int | None, kind: Discount = "log"
+) -> Callable[[pl.Expr], pl.Expr]:
     """A function mapping a 0-based position to its discount, cut at ``k``.
 
     With ``k <= _TABLE_K`` the discounts form a table of ``k + 1`` values (the
@@ -294,13 +298,15 @@ def discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr], pl.Expr]:
     :func:`cut_discount`; otherwise they are computed per row.
     """
     if k is None or k > _TABLE_K:
-        return lambda position: cut_discount(position, log_base, k)
+        return lambda position: cut_discount(position, log_base, k, kind)
     positions = np.arange(k + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        return _lookup(cut_discount(positions, log_base, k))
+        return _lookup(cut_discount(positions, log_base, k, kind))
 
 
-def cumulative_discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr], pl.Expr]:
+def cumulative_discount_at(
+    log_base: float, k: int | None, kind: Discount = "log"
+) -> Callable[[pl.Expr], pl.Expr]:
     """A function mapping a count ``m`` to the sum of the cut discounts of positions < m.
 
     With ``k`` that sum stops growing at ``m = k``: a table of ``k + 1`` values
@@ -310,9 +316,9 @@ def cumulative_discount_at(log_base: float, k: int | None) -> Callable[[pl.Expr]
     """
     if k is not None and k <= _TABLE_K:
         with np.errstate(divide="ignore"):
-            return _lookup(cumulative_discount_table(k, log_base, k))
+            return _lookup(cumulative_discount_table(k, log_base, k, kind))
     position = pl.int_range(pl.len(), dtype=pl.Int64)
-    cumulative = cut_discount(position, log_base, k).cum_sum()
+    cumulative = cut_discount(position, log_base, k, kind).cum_sum()
 
     def at(m: pl.Expr) -> pl.Expr:
         index = (m - 1).clip(lower_bound=0)

@@ -58,6 +58,7 @@ from lodestar_polars._metrics.ties import Ties, tie_rule
 from lodestar_polars.typing import IntoExprColumn
 
 DENOMINATORS = ("relevant", "min_k")
+PRECISION_DENOMINATORS = ("k", "retrieved")
 
 
 @dataclass(frozen=True)
@@ -220,10 +221,12 @@ def precision_metric(
     ties: str = "average",
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
+    denominator: str = "k",
     name: str = "precision",
 ) -> Metric:
     """The :class:`Metric` behind :func:`precision`."""
     k = check_k(k, "precision")
+    check_option(denominator, "denominator", "precision", PRECISION_DENOMINATORS)
     r = _ranked(
         y_true,
         y_score,
@@ -234,8 +237,13 @@ def precision_metric(
     )
     # a Series literal, not a scalar one: Polars divides a group aggregate by a scalar
     # float literal as a product with its reciprocal (3 / 10 -> 0.30000000000000004)
-    denominator = pl.len().cast(pl.Float64) if k is None else pl.lit(pl.Series([float(k)])).first()
-    return Metric(name, precision_at(r.hits(k), denominator), r.checks)
+    if k is None:
+        over = pl.len().cast(pl.Float64)
+    elif denominator == "retrieved":  # LensKit's: a list shorter than k over its length
+        over = pl.len().clip(upper_bound=k).cast(pl.Float64)
+    else:
+        over = pl.lit(pl.Series([float(k)])).first()
+    return Metric(name, precision_at(r.hits(k), over), r.checks)
 
 
 def recall_metric(
@@ -247,14 +255,18 @@ def recall_metric(
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
+    denominator: str = "relevant",
     name: str = "recall",
 ) -> Metric:
     """The :class:`Metric` behind :func:`recall`."""
     k = check_k(k, "recall")
+    check_option(denominator, "denominator", "recall", DENOMINATORS)
     r = _ranked(
         y_true, y_score, ties=ties, item=item, relevance_level=relevance_level, caller="recall"
     )
     n, checks = _n_relevant(r, n_relevant)
+    if denominator == "min_k" and k is not None:  # LensKit's: min(relevant, k)
+        n = n.clip(upper_bound=float(k))
     return Metric(name, ratio_or_zero(r.hits(k), n), (*r.checks, *checks))
 
 
@@ -472,6 +484,7 @@ def precision(
     ties: str = "average",
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
+    denominator: str = "k",
 ) -> pl.Expr:
     r"""Precision at ``k`` of one group: relevant rows in the top ``k``, over ``k``.
 
@@ -499,6 +512,10 @@ def precision(
         warns until 0.3.0).
     relevance_level : float, default=None
         A row is relevant when ``y_true >= relevance_level`` (trec_eval ``-l``).
+    denominator : {'k', 'retrieved'}, default='k'
+        ``'k'``: over ``k`` always (trec_eval, ranx, RecTools).  ``'retrieved'``:
+        over the rows in the top ``k``, ``min(k, rows)``, so a list shorter
+        than ``k`` is over its own length (LensKit's ``Precision``).
 
     Returns
     -------
@@ -508,7 +525,8 @@ def precision(
     Raises
     ------
     InvalidParameterError
-        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``item``.
+        A ``k`` below 1, an unknown ``ties``, ``ties='trec_eval'`` without ``item``,
+        a ``denominator`` other than ``'k'`` or ``'retrieved'``.
 
     See Also
     --------
@@ -565,9 +583,32 @@ def precision(
     ╞═════════╪═══════════╪═══════╡
     │ 0.25    ┆ 0.0       ┆ 0.5   │
     └─────────┴───────────┴───────┘
+
+    A list of three, one relevant, at ``k=5``: over ``k``, or over the three
+    retrieved (LensKit):
+
+    >>> short = pl.DataFrame({"rel": [1, 0, 0], "score": [3.0, 2.0, 1.0]})
+    >>> short.select(
+    ...     over_k=precision("rel", "score", k=5),
+    ...     retrieved=precision("rel", "score", k=5, denominator="retrieved"),
+    ... )
+    shape: (1, 2)
+    ┌────────┬───────────┐
+    │ over_k ┆ retrieved │
+    │ ---    ┆ ---       │
+    │ f64    ┆ f64       │
+    ╞════════╪═══════════╡
+    │ 0.2    ┆ 0.333333  │
+    └────────┴───────────┘
     """
     return precision_metric(
-        y_true, y_score, k=k, ties=ties, item=item, relevance_level=relevance_level
+        y_true,
+        y_score,
+        k=k,
+        ties=ties,
+        item=item,
+        relevance_level=relevance_level,
+        denominator=denominator,
     ).expr()
 
 
@@ -581,6 +622,7 @@ def recall(
     item: IntoExprColumn | None = None,
     relevance_level: float | None = None,
     n_relevant: IntoExprColumn | None = None,
+    denominator: str = "relevant",
 ) -> pl.Expr:
     r"""Recall at ``k`` of one group: relevant rows in the top ``k``, over all relevant.
 
@@ -596,6 +638,10 @@ def recall(
         The number of relevant documents of the group, one value per group
         (the judged relevant count from qrels: relevant documents not in the
         rows then count, as in trec_eval).  Default: the group's relevant rows.
+    denominator : {'relevant', 'min_k'}, default='relevant'
+        ``'relevant'``: over the relevant count (trec_eval, ranx, RecTools).
+        ``'min_k'``: over ``min(relevant, k)``, so a perfect top ``k`` scores 1
+        when more than ``k`` are relevant (LensKit's ``Recall``).
 
     Returns
     -------
@@ -610,7 +656,9 @@ def recall(
     Notes
     -----
     Refused (null) as :func:`precision`, and when ``n_relevant`` is null,
-    varies within the group, or is below the group's relevant rows.
+    varies within the group, or is below the group's relevant rows.  A
+    ``denominator`` other than ``'relevant'`` or ``'min_k'`` raises
+    :class:`InvalidParameterError`.
 
     Examples
     --------
@@ -631,6 +679,20 @@ def recall(
     ╞═════╪══════╪═══════╡
     │ 1   ┆ 0.5  ┆ 0.25  │
     └─────┴──────┴───────┘
+
+    LensKit's recall, over ``min(4, 2)``:
+
+    >>> df.group_by("q").agg(
+    ...     lenskit=recall("rel", "score", k=2, n_relevant="judged", denominator="min_k")
+    ... )
+    shape: (1, 2)
+    ┌─────┬─────────┐
+    │ q   ┆ lenskit │
+    │ --- ┆ ---     │
+    │ i64 ┆ f64     │
+    ╞═════╪═════════╡
+    │ 1   ┆ 0.5     │
+    └─────┴─────────┘
     """
     return recall_metric(
         y_true,
@@ -640,6 +702,7 @@ def recall(
         item=item,
         relevance_level=relevance_level,
         n_relevant=n_relevant,
+        denominator=denominator,
     ).expr()
 
 

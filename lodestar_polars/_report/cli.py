@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 PROG = "lodestar-polars report"
 OBJECTIVES = ("accuracy", "balanced", "coverage")
+A_AHEAD = "--fail-if-a-ahead"  # issue 21: model A (--y-score) against model B (--y-score-b)
+B_AHEAD = "--fail-if-b-ahead"
 
 
 class _OldSpelling(argparse.Action):
@@ -150,8 +152,30 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--html", type=Path, default=None, metavar="OUT", help="write the static HTML page"
     )
+    parser.add_argument(
+        "--value",
+        default=None,
+        metavar="COL",
+        help="an item's price or margin (a column of SCORES): the value family",
+    )
+    parser.add_argument(
+        "--y-score-b",
+        default=None,
+        metavar="COL",
+        help="model B's scores (a column of SCORES): B against A, with the paired bootstrap",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     _gates.add_arguments(parser)
+    for flag, who in ((A_AHEAD, "A (--y-score)"), (B_AHEAD, "B (--y-score-b)")):
+        parser.add_argument(
+            flag,
+            action="append",
+            nargs="?",
+            const=_gates.PRIMARY,
+            default=None,
+            metavar="METRIC",
+            help=f"release gate: exit 1 when model {who} is ahead on METRIC (primary)",
+        )
     return parser
 
 
@@ -163,11 +187,26 @@ def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
     floor (``--train``) and a metric with an interval (the accuracy family).
     """
     from lodestar_polars._report.ranking_report import macro_keys, micro_keys
+    from lodestar_polars._report.value import value_keys
 
     gates = _gates.parse(args.fail_if_worse, args.fail_below, args.fail_above)
     micro = [name for name, _, _ in micro_keys(args.k)]
-    keys = micro + macro_keys(args.k)
+    keys = micro + macro_keys(args.k) + (value_keys(args.k) if args.value else [])
     out = []
+    for flag in (A_AHEAD, B_AHEAD):
+        for metric in getattr(args, flag[2:].replace("-", "_")) or ():
+            gate = _gates.Gate(flag, metric)
+            key = f"ndcg@{args.k}" if metric == _gates.PRIMARY else metric
+            if args.y_score_b is None:
+                msg = f"{gate.text} compares model A with model B: pass --y-score-b COL"
+                raise _gates.GateError(msg)
+            if key not in micro:
+                msg = (
+                    f"{gate.text}: the intervals of B minus A are on {', '.join(micro)}; "
+                    f"{key!r} has none"
+                )
+                raise _gates.GateError(msg)
+            out.append((gate, key))
     for gate in gates:
         key = f"ndcg@{args.k}" if gate.metric == _gates.PRIMARY else gate.metric
         if gate.flag == _gates.WORSE:
@@ -196,9 +235,12 @@ def _gate_failures(payload: Mapping[str, Any], rules: list[tuple[_gates.Gate, st
 
     objective = payload["primary_objective"]
     block = payload["objectives"][objective]
-    values = {**block["micro"], **block["macro"]}
+    values = {**block["micro"], **block["macro"], **block.get("value", {})}
     out = []
     for gate, key in rules:
+        if gate.flag in (A_AHEAD, B_AHEAD):
+            out.extend(_versus_failure(payload, gate, key))
+            continue
         if gate.flag != _gates.WORSE:
             value = values.get(key)
             if value is None:
@@ -225,6 +267,48 @@ def _gate_failures(payload: Mapping[str, Any], rules: list[tuple[_gates.Gate, st
                     "wholly on the floor's side"
                 )
     return out
+
+
+def _versus_failure(payload: Mapping[str, Any], gate: _gates.Gate, key: str) -> list[str]:
+    """``--fail-if-a-ahead`` / ``--fail-if-b-ahead``: the rule, B − A and its interval."""
+    versus = payload["versus"]
+    entry = versus["difference"]["micro"][key]
+    ahead = "a_ahead" if gate.flag == A_AHEAD else "b_ahead"
+    if entry["ci_low"] is None:
+        return [f"{gate.text}: no interval to decide on (fewer than two bootstrap units)"]
+    if entry["verdict"] != ahead:
+        return []
+    level = 100 * versus["confidence_level"]
+    who = "A" if ahead == "a_ahead" else "B"
+    return [
+        f"{gate.text}: model {who} is ahead on {key} ({versus['objective']}): B minus A "
+        f"{entry['estimate']:+.4f}, {level:g} % interval [{entry['ci_low']:+.4f}, "
+        f"{entry['ci_high']:+.4f}] wholly on {who}'s side"
+    ]
+
+
+def _print_versus(payload: Mapping[str, Any], fixed: list[str], out: TextIO) -> None:
+    """Model B's families and B − A, with the intervals and verdicts (issue 21)."""
+    versus = payload.get("versus")
+    if not versus:
+        return
+    out.write(versus["decision"]["sentence"] + "\n")
+    out.write(
+        f"B minus A ({versus['objective']}; B: {versus['y_score_b']}), {versus['n_resamples']} "
+        f"resamples over {versus['n_units']:,} {versus['unit']} units:\n"
+    )
+    for family, part in versus["difference"].items():
+        for metric, entry in part.items():
+            b = versus["model_b"][family].get(metric)
+            if entry["estimate"] is None:
+                out.write(f"  {metric:<16} null\n")
+            elif entry["ci_low"] is None or metric in fixed:
+                out.write(f"  {metric:<16} {entry['estimate']:+.4f}  (B {b:.4f}, no interval)\n")
+            else:
+                out.write(
+                    f"  {metric:<16} {entry['estimate']:+.4f} [{entry['ci_low']:+.4f}, "
+                    f"{entry['ci_high']:+.4f}]  {entry['verdict']}  (B {b:.4f})\n"
+                )
 
 
 def _scan(path: Path, what: str, *, whole_file_schema: bool = False) -> pl.LazyFrame:
@@ -351,8 +435,11 @@ def _print(payload: Mapping[str, Any], source: str, out: TextIO) -> None:
         float_precision=4,
     ):
         out.write(f"{_family_frame(payload, 'micro')}\n{_family_frame(payload, 'macro')}\n")
+        if "value_rule" in payload:
+            out.write(f"{_family_frame(payload, 'value')}\n")
     if fixed:
         out.write(f"by construction (see the note): {', '.join(fixed)}\n")
+    _print_versus(payload, fixed, out)
     unc = payload["uncertainty"]
     if unc is None:
         out.write("no intervals: fewer than two bootstrap units\n")
@@ -454,6 +541,8 @@ def _ranking_report(
         shrinkage_strength=args.shrinkage_strength,
         state=state,
         progress=bar,
+        value=args.value,
+        y_score_b=args.y_score_b,
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lodestar_polars._registry import report_metric
+from lodestar_polars._report.html_versus import versus_section
 from lodestar_polars._report.ranking_report import decision_of
 
 __all__ = ["report_fragment", "report_html"]
@@ -148,11 +149,12 @@ def _family_table(payload: Mapping[str, Any], family: str, *, table_id: str | No
         [label(m)] + [f"<td>{_num(c.get(family, {}).get(m))}</td>" for c in columns]
         for m in metrics
     ]
-    caption = (
-        "Accuracy (micro): pooled over graded lists, expectations over tie orders."
-        if family == "micro"
-        else "Coverage (macro): per item and catalogue-wide, expectations over tie orders."
-    )
+    caption = {
+        "micro": "Accuracy (micro): pooled over graded lists, expectations over tie orders.",
+        "macro": "Coverage (macro): per item and catalogue-wide, expectations over tie orders.",
+        "value": "Value: the realised positives' value captured, per list, expectations over "
+        "tie orders; no interval.",
+    }[family]
     return _table(family if table_id is None else table_id, header, rows, caption)
 
 
@@ -332,6 +334,8 @@ def report_fragment(payload: Mapping[str, Any]) -> str:
         protocol,
         _family_table(data, "micro", table_id=""),
         _family_table(data, "macro", table_id=""),
+        _family_table(data, "value", table_id="") if "value_rule" in data else "",
+        versus_section(data, ids=False),
         _uncertainty_section(data, ids=False),
         "</div>",
     ]
@@ -454,6 +458,9 @@ def report_html(
         baseline_note,
         _family_table(data, "micro"),
         _family_table(data, "macro"),
+        _family_table(data, "value") if "value_rule" in data else "",
+        "<h2>Model A against model B</h2>" if data.get("versus") else "",
+        versus_section(data),
         "<h2>The trade-off</h2>",
         tradeoff,
         "<h2>How sure is the lift?</h2>",

@@ -39,6 +39,7 @@ from lodestar_polars._evaluate.partition import (
     sample_is_grouped,
 )
 from lodestar_polars._registry import report_metrics
+from lodestar_polars._report.extras import build_extras, check_extras
 from lodestar_polars._report.ranking_report import (
     _ITEM,
     _ROW,
@@ -65,10 +66,13 @@ from lodestar_polars._report.ranking_report import (
     weighted_count,
 )
 from lodestar_polars._report.serving import check_score_dtype
+from lodestar_polars._report.value import truth_values
 
 _GROW = "__lp_global_row"
 _TRUTH_ITEM = "__lp_truth_item"
 _GROUP = "__lp_group"
+_TRUTH_VALUE = "__lp_truth_value"
+MODEL_B = "__lp_model_b"  # model B's block (issue 21), ranked by the primary block's transform
 
 
 @dataclass
@@ -208,6 +212,10 @@ class PartContext:
     strength: float | None
     percentile: bool
     check_only: bool = False
+    value: str | None = None  # issue 21: the value column
+    score_b: str | None = None  # issue 21: model B's scores
+    state_b: Any = None
+    check_extras: bool = False  # Spark: the value and B columns checked per partition
 
 
 def _keep_problem(merged: _Merged, where: tuple[Any, ...], error: ValueError) -> None:
@@ -228,11 +236,18 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
     kk, names, primary, table = ctx.kk, ctx.names, ctx.primary, ctx.table
     micro = [key for key, _, _ in micro_keys(kk)]
     hit = f"hit@{kk}"
+    if ctx.check_extras and (ctx.value is not None or ctx.score_b is not None):
+        try:  # before any other check, as the whole path's check_extras
+            check_extras(part, (), keys, item, ctx.value, ctx.score_b, row=_GROW)
+        except ValueError as error:
+            _keep_problem(merged, (-1, _extras_row(error)), error)
+            return
     try:
         _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
+        extra = [c for c in (ctx.value, ctx.score_b) if c is not None]
         g, base = _grade(
             part.drop(_GROW), keys=keys, item=item, score=score, truth=truth,
-            groups=groups, multi_positive=ctx.mp, engine="in-memory",
+            groups=groups, multi_positive=ctx.mp, engine="in-memory", extra=extra,
         )  # fmt: skip
     except ValueError as error:
         if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
@@ -250,9 +265,20 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
             base, keys, item, score, ctx.block_alpha,
             shrinkage=ctx.strength if ctx.shrink else None, percentile=ctx.percentile,
         )  # fmt: skip
+        if ctx.score_b is not None:
+            _check_domain(
+                base, keys, item, ctx.score_b, {primary: ctx.block_alpha[primary]},
+                shrinkage=ctx.strength if ctx.shrink else None, percentile=ctx.percentile,
+            )  # fmt: skip
     except ValueError as error:
-        bad = base.filter(
-            (pl.col(score) < 0) | ((pl.col(score) > 1) if ctx.shrink else pl.lit(False))
+        scored = [score, *([] if ctx.score_b is None else [ctx.score_b])]
+        bad = pl.concat(
+            [
+                base.filter(
+                    (pl.col(s) < 0) | ((pl.col(s) > 1) if ctx.shrink else pl.lit(False))
+                ).select(*keys, item)
+                for s in scored
+            ]
         ).row(0, named=True)
         _keep_problem(merged, (99, tuple(bad[k] for k in [*keys, item])), error)
         return
@@ -267,12 +293,22 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
     if groups is not None:
         first = part.group_by(keys).agg(pl.col(groups).first().alias(_GROUP))
         lists = lists.join(first, on=keys, how="left", maintain_order="left")
+    if ctx.value is not None:
+        per_row = np.asarray(base[ctx.value].cast(pl.Float64).to_numpy(), dtype=np.float64)
+        lists = lists.with_columns(pl.Series(_TRUTH_VALUE, truth_values(per_row, g.g_row)))
     merged.lists.append(lists)
     n_ids = g.items.len()
-    for name in [*names, *([] if table is None else [BASELINE])]:  # one block at a time
-        if name == BASELINE:
+    extra_blocks = [] if ctx.score_b is None else [MODEL_B]
+    for name in [*names, *([] if table is None else [BASELINE]), *extra_blocks]:
+        if name == BASELINE:  # one block at a time
             assert table is not None
             values = popularity_on(g.items, item, table[0])[0][g.item_id]
+        elif name == MODEL_B:
+            assert ctx.score_b is not None
+            values, _ = _objective_scores(
+                base, objective=primary, alpha=ctx.block_alpha[primary], keys=keys, item=item,
+                score=ctx.score_b, transforms=ctx.transforms, state=ctx.state_b, fit=_no_fit,
+            )  # fmt: skip
         else:
             values, _ = _objective_scores(
                 base, objective=name, alpha=ctx.block_alpha[name], keys=keys, item=item,
@@ -286,7 +322,7 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
         sums.miss.append(terms.miss)
         sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
         sums.hit_sum.append(weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids))
-        if name in (primary, BASELINE):
+        if name in (primary, BASELINE, MODEL_B) or ctx.value is not None:  # value: every block
             for key in micro:
                 merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
         else:
@@ -294,6 +330,14 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
                 sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
                     terms.per_list[key].sum()
                 )
+
+
+def _extras_row(error: ValueError) -> int:
+    """The row a value or y_score_b refusal names (its sentence's "row N"), for the order."""
+    import re
+
+    found = re.search(r"\brow (\d+)", str(error))
+    return int(found.group(1)) if found else -1
 
 
 def _per_item(merged: _Merged, catalogue: pl.Series, item: str) -> tuple[list[IntArray], int]:
@@ -414,10 +458,14 @@ def report_in_parts(
     layout: Layout,
     temp_dir: str | None,
     progress: Callable[[Progress], None] | None = None,
+    value: str | None = None,
+    score_b: str | None = None,
+    fit_b: Callable[[], Any] | None = None,
 ) -> RankingReport:
     """The report of ``lazy`` (its ``by`` keys already columns), read in parts of whole lists."""
     schema = lazy.collect_schema()
-    wanted = list(dict.fromkeys([*keys, item, score, truth, *([groups] if groups else [])]))
+    extra = [c for c in (value, score_b) if c is not None]
+    wanted = list(dict.fromkeys([*keys, item, score, truth, *([groups] if groups else []), *extra]))
     source_lazy = lazy.select(wanted).with_row_index(_GROW)
     check_score_dtype(schema, score, CALLER)
     later: list[ValueError] = []  # refusals the in-memory path raises after the grading's
@@ -437,12 +485,22 @@ def report_in_parts(
             comparability = "fitted_on_scores"
         except ValueError as error:  # the grading's refusal, if any, comes first
             later.append(error)
+    state_b = state if comparability == "given" else None
+    primary_needs = not (
+        block_alpha[primary] == 0.0 and not transforms["shrinkage"] and not percentile
+    )
+    if score_b is not None and primary_needs and state_b is None and fit_b is not None:
+        try:
+            state_b = fit_b()  # model B's own state, fitted on its scores (issue 21)
+        except ValueError as error:
+            later.append(error)
 
     context = PartContext(
         keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp, kk=kk,
         names=list(names), primary=primary, block_alpha=dict(block_alpha),
         transforms=dict(transforms), state=state, table=table, shrink=shrink,
-        strength=strength, percentile=percentile, check_only=bool(later),
+        strength=strength, percentile=percentile, check_only=bool(later), value=value,
+        score_b=score_b, state_b=state_b,
     )  # fmt: skip
     merged = _Merged()
 
@@ -479,7 +537,8 @@ def report_in_parts(
         merged, keys=keys, item=item, groups=groups, kk=kk, names=names, primary=primary,
         table=table, tail_share=tail_share, mp=mp, comparability=comparability,
         strength=strength if shrink else None, percentile=percentile, block_alpha=block_alpha,
-        n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
+        n_resamples=n_resamples, confidence_level=confidence_level, seed=seed, value=value,
+        score_b=score_b,
     )  # fmt: skip
     if progress is not None:
         progress(Progress(done + 1, done + 1, rows_done, 0))
@@ -505,6 +564,8 @@ def _merge(
     n_resamples: int,
     confidence_level: float,
     seed: int,
+    value: str | None = None,
+    score_b: str | None = None,
 ) -> RankingReport:
     """The payload from the parts' terms: per-list values in the in-memory order, items summed."""
     lists = pl.concat(merged.lists, how="vertical", rechunk=True)
@@ -543,7 +604,7 @@ def _merge(
         hit_count = per_item(sums.hit_count, 0.0, "add")
         hit_sum = per_item(sums.hit_sum, 0.0, "add")
         values: dict[str, FloatArray] = {}
-        if name in (primary, BASELINE):
+        if f"{name}:{hit}" in merged.per_list:  # primary, floor, B; every block with value
             values = {k: np.concatenate(merged.per_list[f"{name}:{k}"])[order] for k in micro}
             means = {k: float(v.mean()) for k, v in values.items()}
             hit_k = values[hit]
@@ -567,13 +628,26 @@ def _merge(
         unit, n_graded, blocks[primary], floor, n_resamples=n_resamples,
         confidence_level=confidence_level, seed=seed, objective=primary,
     )  # fmt: skip
+    extras = None
+    if value is not None or score_b is not None:  # issue 21, in the in-memory order
+        ordered = lists[pl.Series(order)]
+        served = ordered.select(pl.struct(keys).rank("dense")).to_series().to_numpy()
+        extras = build_extras(
+            served=np.asarray(served, dtype=np.int64),
+            value_of_truth=None if value is None
+            else ordered[_TRUTH_VALUE].to_numpy().astype(np.float64),
+            unit=unit, blocks=blocks, floor=floor,
+            block_b=None if score_b is None else block(MODEL_B), kk=kk, primary=primary,
+            value=value, score_b=score_b, n_resamples=n_resamples,
+            confidence_level=confidence_level, seed=seed,
+        )  # fmt: skip
     return finish_payload(
         kk=kk, blocks=blocks, floor=floor, primary=primary, uncertainty=uncertainty,
         objective_alpha={n: None if percentile else block_alpha[n] for n in names},
         longest=merged.longest, tail=tail, tail_share=tail_share, tail_source=tail_source,
         n_lists=n_graded, n_dropped=merged.n_dropped, n_unseen_truth=merged.n_unseen,
         n_items=n_items, mp=mp, source=None if table is None else table[2],
-        comparability=comparability, strength=strength,
+        comparability=comparability, strength=strength, extras=extras,
     )  # fmt: skip
 
 

@@ -145,6 +145,8 @@ def ranking_report(
     state: Any = None,
     num_partitions: int | None = None,
     partition_rows: int | None = None,
+    value: str | None = None,
+    y_score_b: str | None = None,
 ) -> RankingReport:
     """The ranking report of :func:`lodestar_polars.ranking_report` from a Spark DataFrame.
 
@@ -179,6 +181,10 @@ def ranking_report(
         each (one count of the rows), as :func:`lodestar_polars.spark.evaluate` sizes them.
     partition_rows : int, default=None
         Rows per partition aimed at (``DEFAULT_PARTITION_ROWS``, 2,000,000, when None).
+    value, y_score_b : str, default=None
+        Column names of ``sdf``, as :func:`lodestar_polars.ranking_report` reads them: the
+        value family and model B (``versus``; B's blocks use ``state`` as A's do).  Their rows
+        are checked in each partition, the first refusal by ``monotonically_increasing_id``.
 
     Returns
     -------
@@ -246,11 +252,15 @@ def ranking_report(
             f"sequence of column names. Got {by!r} instead."
         )
         raise InvalidParameterError(msg)
-    for role, value in (("item", item), ("y_score", y_score), ("groups", groups)):
-        if not (isinstance(value, str) or (role == "groups" and value is None)):
+    optional = ("groups", "value", "y_score_b")
+    for role, given in (
+        ("item", item), ("y_score", y_score), ("groups", groups), ("value", value),
+        ("y_score_b", y_score_b),
+    ):  # fmt: skip
+        if not (isinstance(given, str) or (role in optional and given is None)):
             msg = (
                 f"The {role!r} parameter of {CALLER} on Spark must be a column name"
-                f"{' or None' if role == 'groups' else ''}. Got {value!r} instead."
+                f"{' or None' if role in optional else ''}. Got {given!r} instead."
             )
             raise InvalidParameterError(msg)
     if not isinstance(y_true, str):
@@ -277,8 +287,13 @@ def ranking_report(
         "shrinkage_strength": shrinkage_strength,
         "percentile": percentile,
         "state": state,
+        "value": value,
+        "y_score_b": y_score_b,
     }
-    wanted = list(dict.fromkeys([*keys, item, y_score, y_true, *([groups] if groups else [])]))
+    extra = [c for c in (value, y_score_b) if c is not None]
+    wanted = list(
+        dict.fromkeys([*keys, item, y_score, y_true, *([groups] if groups else []), *extra])
+    )
     present = [c for c in wanted if c in sdf.columns]
     source = sdf.select(*(functions.col(_quoted(c)) for c in present))
     # every option, and the columns and their dtypes, checked on the driver before a task
@@ -328,7 +343,8 @@ def ranking_report(
         keys=keys, item=item, score=y_score, truth=y_true, groups=groups, mp=multi_positive,
         kk=kk, names=names, primary=primary, block_alpha=block_alpha, transforms=transforms,
         state=state, table=table, shrink=shrink, strength=strength, percentile=bool(percentile),
-        check_only=bool(later),
+        check_only=bool(later), value=value, score_b=y_score_b, state_b=state,
+        check_extras=True,
     )  # fmt: skip
     if num_partitions is None:
         rows = source.count()
@@ -364,5 +380,6 @@ def ranking_report(
         comparability=None if state is None else "given",
         strength=strength if shrink else None, percentile=bool(percentile),
         block_alpha=block_alpha, n_resamples=int(n_resamples),
-        confidence_level=float(confidence_level), seed=int(seed),
+        confidence_level=float(confidence_level), seed=int(seed), value=value,
+        score_b=y_score_b,
     )  # fmt: skip

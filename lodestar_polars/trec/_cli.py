@@ -17,7 +17,8 @@ import polars as pl
 
 from lodestar_polars._compare import gates as _gates
 from lodestar_polars._registry import TREC_MEASURES
-from lodestar_polars.trec import MEASURES, evaluate, first_non_utf8, input_file, parse_measures
+from lodestar_polars.trec import MEASURES, evaluate, parse_measures
+from lodestar_polars.trec._files import first_non_utf8, input_file
 
 # measures of trec_eval's default set ("official") that lodestar_polars does not compute
 NOT_OFFERED = tuple(m.name for m in TREC_MEASURES.values() if m.official and not m.offered)
