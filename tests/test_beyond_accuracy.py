@@ -315,11 +315,17 @@ def test_refusals() -> None:
         lp.intra_list_diversity("score", feature="emb", dim=0)
     with pytest.raises(lp.InvalidParameterError, match="'n_items' parameter of serendipity"):
         lp.serendipity("hit", "score", popularity_rank="rank", n_items=0)
-    with pytest.raises(lp.InvalidParameterError, match="needs at least two lists. Got 1"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="'frame' parameter of personalisation must hold at least two lists. Got 1",
+    ):
         lp.personalisation(
             pl.DataFrame({"u": [1], "i": [1], "s": [1.0]}), by="u", item="i", y_score="s"
         )
-    with pytest.raises(lp.InvalidParameterError, match="at most once per list"):
+    with pytest.raises(
+        lp.InvalidParameterError,
+        match="'item' column of personalisation must hold each item at most once",
+    ):
         lp.personalisation(
             pl.DataFrame({"u": [1, 1, 2], "i": [1, 1, 2], "s": [1.0, 2.0, 1.0]}),
             by="u",

@@ -574,14 +574,22 @@ def personalisation(
         .collect()
     )
     if data.height == 0:
-        msg = "personalisation needs at least two lists. Got 0 instead."
+        msg = (
+            "The 'frame' parameter of personalisation must hold at least two lists. Got 0 instead."
+        )
         raise InvalidParameterError(msg)
     lengths = data.group_by("by", maintain_order=True).len()["len"].to_numpy()
     if lengths.size < 2:
-        msg = f"personalisation needs at least two lists. Got {lengths.size} instead."
+        msg = (
+            "The 'frame' parameter of personalisation must hold at least two lists. "
+            f"Got {lengths.size} instead."
+        )
         raise InvalidParameterError(msg)
     if data.select(pl.struct("by", "item").is_duplicated().any()).item():
-        msg = "personalisation needs each item at most once per list. Got a repeated item."
+        msg = (
+            "The 'item' column of personalisation must hold each item at most once per list. "
+            "Got a repeated item."
+        )
         raise InvalidParameterError(msg)
     score = data["score"]
     if score.is_null().any() or not bool(np.isfinite(score.cast(pl.Float64).to_numpy()).all()):
