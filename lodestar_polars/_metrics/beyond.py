@@ -168,8 +168,9 @@ def average_recommended_popularity(
               \quad m = \min(k, n)
 
     With ``p`` the share of training users who interacted, this is RecTools'
-    ``AvgRecPopularity`` (which counts users, ``normalize=False``) divided by
-    the number of training users; give the counts to get RecTools' number.
+    ``AvgRecPopularity`` (``normalize=False``, which counts interaction rows:
+    users, where no user-item pair repeats) divided by the number of training
+    users; give the counts (``users``) to get RecTools' number.
     Ties at the cut: the expectation over their orderings, as :func:`novelty`.
 
     Parameters
