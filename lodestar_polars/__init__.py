@@ -16,6 +16,14 @@ from lodestar_polars._compare.comparison import Comparison
 from lodestar_polars._compare.summarize import summarize
 from lodestar_polars._evaluate.evaluate import Progress, evaluate
 from lodestar_polars._fusion.fusion import fuse, optimize_fusion
+from lodestar_polars._metrics.beyond import (
+    average_recommended_popularity,
+    intra_list_diversity,
+    item_popularity,
+    novelty,
+    personalisation,
+    serendipity,
+)
 from lodestar_polars._metrics.calibration import (
     brier_score,
     calibration_curve,
@@ -71,6 +79,7 @@ __all__ = [
     "arrays",
     "average_precision",
     "average_precision_at_k",
+    "average_recommended_popularity",
     "bpref",
     "brier_score",
     "budget_curve",
@@ -87,13 +96,17 @@ __all__ = [
     "hit_rate",
     "inferred_average_precision",
     "interpolated_precision",
+    "intra_list_diversity",
+    "item_popularity",
     "judged",
     "label_ranking_average_precision",
     "label_ranking_loss",
     "log_loss",
     "ndcg",
+    "novelty",
     "off_policy",
     "optimize_fusion",
+    "personalisation",
     "precision",
     "r_precision",
     "ranking_report",
@@ -103,6 +116,7 @@ __all__ = [
     "reciprocal_rank",
     "report_html",
     "roc_auc",
+    "serendipity",
     "summarize",
     "top_k",
     "top_k_accuracy",

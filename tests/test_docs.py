@@ -27,6 +27,12 @@ PAGES = {
     "off_policy": DOCS / "off-policy.md",
     "fuse": DOCS / "fusion.md",
     "optimize_fusion": DOCS / "fusion.md",
+    "novelty": DOCS / "beyond-accuracy.md",
+    "average_recommended_popularity": DOCS / "beyond-accuracy.md",
+    "intra_list_diversity": DOCS / "beyond-accuracy.md",
+    "serendipity": DOCS / "beyond-accuracy.md",
+    "personalisation": DOCS / "beyond-accuracy.md",
+    "item_popularity": DOCS / "beyond-accuracy.md",
 }
 CLASS_PAGES = {
     "UndefinedMetricWarning": DOCS / "arrays.md",
