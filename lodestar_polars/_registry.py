@@ -129,11 +129,11 @@ from lodestar_polars._core.trec_user import (
     judged_unj,
 )
 from lodestar_polars._core.user_models import err_segments, judged_segments, rbp_segments
+from lodestar_polars._metrics.across_lists import personalisation
 from lodestar_polars._metrics.beyond import (
     average_recommended_popularity,
     intra_list_diversity,
     novelty,
-    personalisation,
     serendipity,
 )
 from lodestar_polars._metrics.calibration import (

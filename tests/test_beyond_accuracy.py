@@ -42,7 +42,7 @@ def _served() -> pl.DataFrame:
     reco = pl.DataFrame(CORPUS["reco"], schema=["user", "item", "rank"], orient="row")
     n_users = train["user"].n_unique()
     n_items = CORPUS["n_items"]
-    pop = lp.item_popularity(train, user="user", item="item")
+    pop = lp.item_popularity(train, by="user", item="item")
     items = pl.DataFrame(
         {
             "item": range(n_items),
@@ -301,7 +301,7 @@ def test_personalisation_hand_arithmetic() -> None:
 
 def test_item_popularity() -> None:
     train = pl.DataFrame({"user": [1, 1, 2, 2, 3, 3], "item": [7, 8, 7, 8, 7, 9]})
-    got = lp.item_popularity(train.lazy(), user="user", item="item").collect().sort("item")
+    got = lp.item_popularity(train.lazy(), by="user", item="item").collect().sort("item")
     assert got.rows() == [(7, 3, 1.0, 1), (8, 2, 2 / 3, 2), (9, 1, 1 / 3, 3)]
 
 

@@ -2,7 +2,8 @@
 
 The whole-frame path hands its graded lists here (:func:`memory_extras`); the parts path its
 merged per-list values (:mod:`lodestar_polars._report.parts`). Either gives an :class:`Extras`,
-which :func:`~lodestar_polars._report.ranking_report.payload.finish_payload` writes into the payload:
+which :func:`~lodestar_polars._report.ranking_report.payload.finish_payload` writes into the
+payload:
 ``objectives[o]["value"]``, ``baselines["global_pop"]["value"]``, ``value_rule`` and ``versus``.
 """
 
