@@ -60,7 +60,7 @@ METHODS = [
     "w_bordafuse",
 ]
 CONDORCET = ["condorcet", "w_condorcet"]
-NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda"]
+NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda", "min-max-inverted"]
 POSITIONAL = {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse", *CONDORCET}
 WEIGHTED = {"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"}
 

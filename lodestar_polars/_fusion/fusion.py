@@ -56,7 +56,7 @@ METHODS = (
 )
 """ranx's names of the fusion methods implemented here (its ``fusion_switch``)."""
 
-NORMS = ("min-max", "max", "sum", "zmuv", "rank", "borda")
+NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
 """ranx's names of the normalisations implemented here (its ``norm_switch``)."""
 
 WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
@@ -268,12 +268,14 @@ class _Input:
 # the steps, as expressions
 
 
-def _prepared(data: _Input) -> pl.LazyFrame:
+def _prepared(data: _Input, norm: str | None) -> pl.LazyFrame:
     """The long frame with the run's index, the score, the 0-based position and run length.
 
     The position is ranx's: the order of ``argsort(-score)``, equal scores in row order
     (what ranx's sort does on lists of up to 15 documents; past that its order of a tie
-    is unspecified).
+    is unspecified). After ``norm="min-max-inverted"`` ranx sorts each run again by the
+    inverted score, so there the position is the order of the score ascending (equal
+    scores still in row order: the second sort keeps the first's order of a tie).
     """
     per_run = [*data.keys, _R]
     index = pl.col(data.run).replace_strict(
@@ -283,7 +285,7 @@ def _prepared(data: _Input) -> pl.LazyFrame:
         data.frame.with_columns(index.alias(_R))
         .select(*data.keys, data.item, pl.col(data.score).alias(_S), _R)
         .with_columns(
-            (pl.col(_S).rank("ordinal", descending=True).over(per_run) - 1)
+            (pl.col(_S).rank("ordinal", descending=norm != "min-max-inverted").over(per_run) - 1)
             .cast(pl.Int64)
             .alias(_POS),
             pl.len().over(per_run).cast(pl.Int64).alias(_LEN),
@@ -302,6 +304,8 @@ def _normalised(frame: pl.LazyFrame, norm: str | None, keys: list[str]) -> pl.Ex
     low, high = s.min().over(per_run), s.max().over(per_run)
     if norm == "min-max":
         return (s - low) / pl.max_horizontal(high - low, pl.lit(_FLOOR))
+    if norm == "min-max-inverted":
+        return (high - s) / pl.max_horizontal(high - low, pl.lit(_FLOOR))
     if norm == "max":
         return s / pl.max_horizontal(high, pl.lit(_FLOOR))
     if norm == "sum":
@@ -519,10 +523,12 @@ def fuse(
         ``"w_bordafuse"``, ``"condorcet"`` or ``"w_condorcet"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
-        default: ``"min-max"``, ``"max"``, ``"sum"``, ``"zmuv"``, ``"rank"``,
-        ``"borda"``, or None for the raw scores. The position-based methods (isr,
-        rrf, rbc, borda, condorcet) read positions, which no normalisation but borda
-        changes (refused with them).
+        default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
+        ``(max - s) / (max - min)``, and each run re-ranked by it, as ranx does),
+        ``"max"``, ``"sum"``, ``"zmuv"``, ``"rank"``, ``"borda"``, or None for the raw
+        scores. The position-based methods (isr, rrf, rbc, borda, condorcet) read
+        positions, which only two normalisations change: min-max-inverted reverses
+        them (as in ranx), borda's is refused with them.
     weights : mapping of run name to float, optional
         One weight per run: required by (and only by) ``wsum``, ``wmnz``, ``mixed``,
         ``w_bordafuse`` and ``w_condorcet``.
@@ -605,7 +611,7 @@ def fuse(
     data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)
     run_weights = _check_weights(weights, name, data.runs, caller)
     fused = _fused(
-        _prepared(data),
+        _prepared(data, norm_name),
         keys=data.keys,
         item=data.item,
         method=name,
@@ -771,7 +777,7 @@ def optimize_fusion(
         judged_roles["n_relevant"] = f"{_P}nrel"
     if resolved.spec.judged_ideal:
         judged_roles["judged"] = f"{_P}judged"
-    prepared = _prepared(data).collect().lazy()
+    prepared = _prepared(data, norm_name).collect().lazy()
     if name in WEIGHTED:
         label = "weights"
         trials: list[Any] = _weight_trials(0.1 if step is None else float(step), len(data.runs))
