@@ -209,6 +209,13 @@ class _Input:
         assert run_expr is not None
         self.keys: list[str] = names_of(by_exprs)
         [self.item, self.score, self.run] = names_of([item_expr, score_expr, run_expr])
+        if len({*self.keys, self.item, self.score, self.run}) != len(self.keys) + 3:
+            msg = (
+                f"{caller}: the 'by', 'item', 'y_score' and 'run' columns must be distinct. "
+                f"Got by={self.keys}, item={self.item!r}, y_score={self.score!r}, "
+                f"run={self.run!r}."
+            )
+            raise InvalidParameterError(msg)
         roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
         if isinstance(runs, Mapping):
             if len(runs) == 0:
@@ -233,14 +240,6 @@ class _Input:
             schema = select_roles(source, {**roles, "run": [run_expr]}, "runs", caller)
             check_score_dtype(schema, self.score, caller)
             self.frame = source.select(*by_exprs, item_expr, score_expr.cast(pl.Float64), run_expr)
-        clash = [c for c in (self.item, self.score, self.run) if c in self.keys]
-        if len({*self.keys, self.item, self.score, self.run}) != len(self.keys) + 3 or clash:
-            msg = (
-                f"{caller}: the 'by', 'item', 'y_score' and 'run' columns must be distinct. "
-                f"Got by={self.keys}, item={self.item!r}, y_score={self.score!r}, "
-                f"run={self.run!r}."
-            )
-            raise InvalidParameterError(msg)
         # one read of the run and score columns: the runs in order of first appearance,
         # and whether a score is null or NaN
         facts = self.frame.select(
