@@ -12,6 +12,7 @@ d1 (3-1)/2 = 1, d2 (2-1)/2 = 0.5, d3 0; dense gives d2 (0.9-0.5)/0.4 = 1, d4 0.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import polars as pl
 import pytest
@@ -29,7 +30,7 @@ RUNS = pl.DataFrame(
 W = {"bm25": 0.3, "dense": 0.7}
 
 
-def _fuse(runs: pl.DataFrame = RUNS, **kw: object) -> dict[str, float]:
+def _fuse(runs: pl.DataFrame = RUNS, **kw: Any) -> dict[str, float]:
     out = lp.fuse(runs, by="query", item="doc", y_score="score", **kw)
     return dict(zip(out["doc"], out["score"], strict=True))
 
