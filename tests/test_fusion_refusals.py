@@ -79,6 +79,19 @@ CASES: dict[str, tuple[type[Exception], Callable[[], object]]] = {
         lambda: _fuse(RUNS.with_columns(run=pl.Series([None, None, "b"], dtype=pl.String))),
     ),
     "a document twice": (ValueError, lambda: _fuse(RUNS.with_columns(doc=pl.lit("d1")))),
+    "learned values for another method": (
+        lp.InvalidParameterError,
+        lambda: _fuse(map_scores={"a": 0.5, "b": 0.5}),
+    ),
+    "learned values missing": (lp.InvalidParameterError, lambda: _fuse(method="posfuse")),
+    "learned values not one per run": (
+        lp.InvalidParameterError,
+        lambda: _fuse(method="mapfuse", map_scores={"a": 0.5}),
+    ),
+    "a learned value that is not a number": (
+        lp.InvalidParameterError,
+        lambda: _fuse(method="posfuse", probs={"a": [0.5], "b": 0.5}),
+    ),
     "nothing to search": (lp.InvalidParameterError, lambda: _optimize(method="sum")),
     "an unknown metric": (lp.InvalidParameterError, lambda: _optimize(metric="foo")),
     "step": (lp.InvalidParameterError, lambda: _optimize(step=0)),

@@ -30,6 +30,7 @@ from lodestar_polars._base.validation import (
     names_of,
     select_roles,
 )
+from lodestar_polars._fusion.learned import LEARNED, check_learned, fused_learned, train
 from lodestar_polars._report.serving import check_one_row_per_item, check_score_dtype
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -53,6 +54,8 @@ METHODS = (
     "w_bordafuse",
     "condorcet",
     "w_condorcet",
+    "posfuse",
+    "mapfuse",
 )
 """ranx's names of the fusion methods implemented here (its ``fusion_switch``)."""
 
@@ -65,7 +68,7 @@ WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
 #: the methods that read each document's position in a run, not its score
 POSITIONAL = frozenset(
     {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse"}
-    | {"condorcet", "w_condorcet"}
+    | {"condorcet", "w_condorcet", "posfuse", "mapfuse"}
 )
 
 #: each method's own parameter and its default (None: required, as in ranx)
@@ -359,8 +362,14 @@ def _fused(
     n_runs: int,
     weights: list[float] | None,
     params: Mapping[str, float],
+    learned: list[Any] | None = None,
 ) -> pl.LazyFrame:
     """(keys..., item, fused score, first appearance) from the prepared long frame."""
+    if method in LEARNED:
+        assert learned is not None
+        return fused_learned(
+            frame, keys=keys, item=item, method=method, learned=learned, cols=(_R, _POS, _S, _FIRST)
+        )
     if method in ("condorcet", "w_condorcet"):
         return _condorcet(frame, keys=keys, item=item, n_runs=n_runs, weights=weights)
     pos = pl.col(_POS).cast(pl.Float64)
@@ -506,6 +515,8 @@ def fuse(
     phi: float | None = None,
     sigma: float | None = None,
     gamma: float | None = None,
+    probs: Mapping[Any, Sequence[float]] | None = None,
+    map_scores: Mapping[Any, float] | None = None,
 ) -> Any:
     r"""Fuse several runs of the same queries into one run, with ranx's methods.
 
@@ -519,7 +530,8 @@ def fuse(
         ranx's name of the fusion: ``"min"``, ``"max"``, ``"med"``, ``"sum"``,
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
-        ``"w_bordafuse"``, ``"condorcet"`` or ``"w_condorcet"`` (docs/fusion.md).
+        ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
+        ``"posfuse"`` and ``"mapfuse"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
         default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
@@ -547,6 +559,12 @@ def fuse(
         LogN_ISR's constant in [0, 1], ``method="logn_isr"`` only (default 0.01).
     gamma : float, optional
         CombGMNZ's exponent, required by ``method="gmnz"``.
+    probs : mapping of run name to a list of floats, optional
+        PosFuse's learned probabilities per position, required by ``method="posfuse"``:
+        what ``lp.optimize_fusion(qrels, runs, method="posfuse")`` returns.
+    map_scores : mapping of run name to float, optional
+        MAPFuse's learned MAP per run, required by ``method="mapfuse"``: what
+        ``lp.optimize_fusion(qrels, runs, method="mapfuse")`` returns.
 
     Returns
     -------
@@ -609,6 +627,7 @@ def fuse(
         _check_weights(weights, name, [], caller)
     data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)
     run_weights = _check_weights(weights, name, data.runs, caller)
+    learned = check_learned(name, {"probs": probs, "map_scores": map_scores}, data.runs, caller)
     fused = _fused(
         _prepared(data, norm_name),
         keys=data.keys,
@@ -618,6 +637,7 @@ def fuse(
         n_runs=len(data.runs),
         weights=run_weights,
         params=params,
+        learned=learned,
     )
     return give_back(_ordered(fused, data.keys, data.item, data.score), lazy=data.lazy)
 
@@ -678,7 +698,9 @@ def optimize_fusion(
     method : str
         A method with something to search: ``"wsum"``, ``"wmnz"``, ``"mixed"``,
         ``"w_bordafuse"``, ``"w_condorcet"`` (the weights), ``"rrf"`` (``k``),
-        ``"rbc"`` (``phi``), ``"logn_isr"`` (``sigma``) or ``"gmnz"`` (``gamma``).
+        ``"rbc"`` (``phi``), ``"logn_isr"`` (``sigma``) or ``"gmnz"`` (``gamma``); or a
+        learned method, trained on ``qrels``: ``"posfuse"`` (each run's probability of
+        relevance per position) or ``"mapfuse"`` (each run's MAP), ``metric`` unused.
     norm : str or None, default "min-max"
         As in :func:`fuse`.
     metric : str, default "ndcg"
@@ -700,7 +722,9 @@ def optimize_fusion(
     -------
     dict
         The best parameter as ranx returns it: ``{"weights": {run: weight, ...}}``,
-        or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``.
+        or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``;
+        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` or
+        ``{"map_scores": {run: map}}``. Pass it on: ``lp.fuse(runs, method=..., **best)``.
         Ties of the metric go to the last configuration tried, as in ranx
         (``score >= best_score``).
 
@@ -737,10 +761,11 @@ def optimize_fusion(
 
     caller = "optimize_fusion"
     name = _check_method(method, caller)
-    if name not in WEIGHTED and name not in _GRIDS:
+    if name not in WEIGHTED and name not in _GRIDS and name not in LEARNED:
         msg = (
             f"The 'method' parameter of {caller} must be a method with weights or a parameter "
-            f"to search, one of {sorted(WEIGHTED | set(_GRIDS))}. Got {method!r} instead."
+            f"to search, or a learned one, one of {sorted(WEIGHTED | set(_GRIDS) | set(LEARNED))}. "
+            f"Got {method!r} instead."
         )
         raise InvalidParameterError(msg)
     norm_name = _check_norm(norm, name, caller)
@@ -777,6 +802,18 @@ def optimize_fusion(
     if resolved.spec.judged_ideal:
         judged_roles["judged"] = f"{_P}judged"
     prepared = _prepared(data, norm_name).collect().lazy()
+    if name in LEARNED:
+        return train(
+            prepared.collect(),
+            method=name,
+            keys=keys,
+            item=data.item,
+            runs=data.runs,
+            judged=judged,
+            rel=rel,
+            per_query=per_query,
+            cols=(_R, _POS),
+        )
     if name in WEIGHTED:
         label = "weights"
         trials: list[Any] = _weight_trials(0.1 if step is None else float(step), len(data.runs))
