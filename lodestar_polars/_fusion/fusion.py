@@ -243,11 +243,14 @@ class _Input:
             schema = select_roles(source, {**roles, "run": [run_expr]}, "runs", caller)
             check_score_dtype(schema, self.score, caller)
             self.frame = source.select(*by_exprs, item_expr, score_expr.cast(pl.Float64), run_expr)
-        # one read of the run and score columns: the runs in order of first appearance,
-        # and whether a score is null or NaN
+        # one read of the columns: the runs in order of first appearance, whether a score
+        # is null or NaN, and whether a (query, run, document) may repeat (fewer distinct
+        # hashes than rows; only then the exact check below, which also names the row)
+        row_key = pl.struct(*self.keys, self.run, self.item).hash()
         facts = self.frame.select(
             pl.col(self.run).unique(maintain_order=True).implode().alias("runs"),
             (pl.col(self.score).is_null() | pl.col(self.score).is_nan()).sum().alias("bad"),
+            (pl.len() - row_key.n_unique()).alias("repeats"),
         ).collect()
         self.runs: list[object] = facts["runs"][0].to_list()
         if facts["bad"][0]:
@@ -263,7 +266,8 @@ class _Input:
         if None in self.runs:
             msg = f"{caller}: the run column {self.run!r} holds a null; every row needs a run."
             raise ValueError(msg)
-        check_one_row_per_item(self.frame, [*self.keys, self.run], self.item, caller, "runs")
+        if facts["repeats"][0]:
+            check_one_row_per_item(self.frame, [*self.keys, self.run], self.item, caller, "runs")
 
 
 # ---------------------------------------------------------------------------
