@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -92,6 +93,10 @@ def test_posfuse_by_hand() -> None:
         ("q2", "d1"): 0.5,
         ("q2", "d2"): 0.5,
     }
+    # ranx's own form, NumPy arrays, is taken too
+    arrays = {run: np.asarray(p) for run, p in trained["probs"].items()}
+    again = lp.fuse(RUNS, method="posfuse", probs=arrays, **ROLES)
+    assert again.equals(fused)
     # a position past the learned ones scores 0
     short = lp.fuse(RUNS, method="posfuse", probs={"a": [0.5], "b": [0.25]}, **ROLES)
     got = {(q, d): s for q, d, s in short.rows()}

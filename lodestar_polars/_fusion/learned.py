@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from lodestar_polars.exceptions import InvalidParameterError
@@ -62,9 +63,12 @@ def check_learned(
     out: list[Any] = []
     for r in runs:
         entry = value[r]
-        items = list(entry) if name == "probs" and isinstance(entry, Sequence) else [entry]
-        if (name == "probs" and not isinstance(entry, Sequence)) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+        listed = isinstance(entry, Sequence | np.ndarray) and not isinstance(entry, str)
+        items = list(entry) if name == "probs" and listed else [entry]
+        if (name == "probs" and not listed) or not all(
+            isinstance(v, int | float | np.floating | np.integer)
+            and not isinstance(v, bool | np.bool_)
+            and math.isfinite(v)
             for v in items
         ):
             msg = (
