@@ -519,7 +519,7 @@ def fuse(
     phi: float | None = None,
     sigma: float | None = None,
     gamma: float | None = None,
-    probs: Mapping[Any, Sequence[float]] | None = None,
+    probs: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
     map_scores: Mapping[Any, float] | None = None,
 ) -> Any:
     r"""Fuse several runs of the same queries into one run, with ranx's methods.
