@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--condorcet-queries", type=int, default=200)
-    parser.add_argument("--condorcet-docs", default="10,20,40")
+    parser.add_argument("--condorcet-docs", default="10,20,40,80")
     parser.add_argument("--no-ranx", action="store_true")
     args = parser.parse_args()
     import ranx

@@ -5,7 +5,7 @@ column (or a mapping of run name to frame) and give the fused run as a frame of
 the input's ``by``, ``item`` and ``y_score`` columns. Every step is a native Polars
 expression over the long frame: the normalisation a window over (query, run), the
 positions an ordinal rank over (query, run), the fusion a ``group_by`` over
-(query, document); Condorcet's pairwise majority a self-join per query. The
+(query, document); Condorcet's pairwise majority a NumPy kernel over blocks of queries. The
 definitions are ranx 0.3.21's (``ranx/fusion/*.py``, ``ranx/normalization/*.py``,
 ``ranx/fusion_optimization/*.py``); docs/fusion.md writes each one out.
 """
@@ -30,6 +30,7 @@ from lodestar_polars._base.validation import (
     names_of,
     select_roles,
 )
+from lodestar_polars._fusion.condorcet import condorcet_wins
 from lodestar_polars._fusion.learned import LEARNED, check_learned, fused_learned, train
 from lodestar_polars._report.serving import check_one_row_per_item, check_score_dtype
 from lodestar_polars.exceptions import InvalidParameterError
@@ -456,38 +457,29 @@ def _condorcet(
     x above y (a missing document is below every present one) hold at least half of
     the votes" (weights in the weighted form). Where that relation is a strict total
     order (no tie of votes, no cycle), the order is that of the number of documents
-    each one beats, which is computed here from every ordered pair of a query's
-    candidates (a self-join: ``N**2`` pairs per query, times the runs holding ``x``).
+    each one beats, which is counted here from every ordered pair of a query's
+    candidates (``N**2 * R`` comparisons per query, by the NumPy kernel of
+    :mod:`lodestar_polars._fusion.condorcet` over dense blocks of queries; the
+    frame is collected for it, so a ``LazyFrame``'s Condorcet fusion is computed
+    when ``fuse`` is called).
     Where the relation has a tie or a cycle, ranx's order follows Python's set order
     of the document ids and is not reproducible; here the documents that beat as many
     others are ordered by first appearance (run order, then position).
     """
-    x, y = f"{_P}x", f"{_P}y"
-    cand = _candidates(frame, keys, item)
-    present = _with_weights(frame, weights).select(*keys, item, _R, _POS, _W)
-    pairs = (
-        cand.select(*keys, pl.col(item).alias(x))
-        .join(cand.select(*keys, pl.col(item).alias(y)), on=keys)
-        .filter(pl.col(x) != pl.col(y))
-        .join(present.rename({item: x, _POS: "px"}), on=[*keys, x])
-        .join(
-            present.select(*keys, pl.col(item).alias(y), _R, pl.col(_POS).alias("py")),
-            on=[*keys, y, _R],
-            how="left",
-        )
+    cand = _candidates(frame, keys, item).collect()
+    present = frame.select(*keys, item, _R, _POS).collect()
+    counted = condorcet_wins(
+        cand,
+        present,
+        keys=keys,
+        item=item,
+        run=_R,
+        pos=_POS,
+        first=_FIRST,
+        weights=[1.0] * n_runs if weights is None else weights,
     )
-    vote = pl.col("py").is_null() | (pl.col("px") < pl.col("py"))
-    if weights is None:
-        votes = pairs.group_by([*keys, x, y]).agg(vote.sum().alias("v"))
-        beats = 2 * pl.col("v") >= n_runs
-    else:
-        total = sum(weights)  # ranx: x_votes + y_votes is every run's weight
-        votes = pairs.group_by([*keys, x, y]).agg((pl.col(_W) * vote).sum().alias("v"))
-        beats = pl.col("v") >= total - pl.col("v")
-    wins = votes.group_by([*keys, x]).agg(beats.sum().cast(pl.Int64).alias("wins"))
     ranked = (
-        cand.join(wins.rename({x: item}), on=[*keys, item], how="left")
-        .with_columns(pl.col("wins").fill_null(0))
+        counted.lazy()
         .sort([*keys, "wins", _FIRST], descending=[False] * len(keys) + [True, False])
         .with_columns((pl.col(_N) - pl.int_range(pl.len()).over(keys)).cast(pl.Float64).alias(_S))
     )
