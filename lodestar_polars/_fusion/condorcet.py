@@ -56,17 +56,19 @@ def wins(
         picks = np.flatnonzero(local[pres_query] >= 0)
         pos = np.full((len(block), n_runs, width), _MISSING)
         pos[local[pres_query[picks]], pres_run[picks], pres_cand[picks]] = pres_pos[picks]
-        x_votes = np.zeros((len(block), width, width))
-        y_votes = np.zeros((len(block), width, width))
-        for r in range(n_runs):
-            less = pos[:, r, :, None] < pos[:, r, None, :]
-            if unweighted:
-                x_votes += less
-                y_votes += ~less
-            else:
+        if unweighted:  # a count of runs: x_votes >= n_runs - x_votes
+            count = np.zeros((len(block), width, width), dtype=np.int32)
+            for r in range(n_runs):
+                count += pos[:, r, :, None] < pos[:, r, None, :]
+            beats = 2 * count >= n_runs
+        else:
+            x_votes = np.zeros((len(block), width, width))
+            y_votes = np.zeros((len(block), width, width))
+            for r in range(n_runs):
+                less = pos[:, r, :, None] < pos[:, r, None, :]
                 x_votes += np.where(less, weights[r], 0.0)
                 y_votes += np.where(less, 0.0, weights[r])
-        beats = x_votes >= y_votes
+            beats = x_votes >= y_votes
         valid = np.arange(width)[None, :] < sizes[block][:, None]  # (block, width)
         beats &= valid[:, None, :]
         beats[:, np.arange(width), np.arange(width)] = False
