@@ -39,21 +39,27 @@ def wins(
     out = np.zeros(int(offsets[-1]), dtype=np.int64)
     n_runs = len(weights)
     unweighted = all(w == 1.0 for w in weights)
-    by_size = np.argsort(sizes, kind="stable")
-    start = 0
-    while start < n_queries:
-        width = max(int(sizes[by_size[start]]), 1)
-        stop = start + 1
-        while stop < n_queries:
-            wider = max(int(sizes[by_size[stop]]), 1)
-            if (stop - start + 1) * wider * wider > _BLOCK:
-                break
-            width = wider
-            stop += 1
-        block = by_size[start:stop]
-        local = np.full(n_queries, -1, dtype=np.int64)
+    # blocks: queries of about one size (widths on a grid of ratio sqrt(2), so a block
+    # pads at most 2x), as many per block as fit in _BLOCK pair cells
+    grid = np.unique(np.ceil(2.0 ** (np.arange(0, 2 * 40) / 2)).astype(np.int64))
+    width_of = grid[np.searchsorted(grid, np.maximum(sizes, 1))]
+    blocks: list[tuple[int, np.ndarray]] = []
+    for width in np.unique(width_of).tolist():
+        members = np.flatnonzero(width_of == width)
+        per_block = max(_BLOCK // (width * width), 1)
+        starts = range(0, len(members), per_block)
+        blocks.extend((width, members[i : i + per_block]) for i in starts)
+    # each query's block and place in it; the entries grouped by block once
+    block_of = np.zeros(n_queries, dtype=np.int64)
+    local = np.zeros(n_queries, dtype=np.int64)
+    for b, (_, block) in enumerate(blocks):
+        block_of[block] = b
         local[block] = np.arange(len(block))
-        picks = np.flatnonzero(local[pres_query] >= 0)
+    entry_block = block_of[pres_query]
+    order = np.argsort(entry_block, kind="stable")
+    bounds = np.searchsorted(entry_block[order], np.arange(len(blocks) + 1))
+    for b, (width, block) in enumerate(blocks):
+        picks = order[bounds[b] : bounds[b + 1]]
         pos = np.full((len(block), n_runs, width), _MISSING)
         pos[local[pres_query[picks]], pres_run[picks], pres_cand[picks]] = pres_pos[picks]
         if unweighted:  # a count of runs: x_votes >= n_runs - x_votes
@@ -75,7 +81,6 @@ def wins(
         counts = beats.sum(axis=2)
         rows, cols = np.nonzero(valid)
         out[offsets[block[rows]] + cols] = counts[rows, cols]
-        start = stop
     return out
 
 
