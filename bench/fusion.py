@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=2)
     parser.add_argument("--condorcet-queries", type=int, default=200)
     parser.add_argument("--condorcet-docs", default="10,20,40,80")
-    parser.add_argument("--no-ranx", action="store_true")
+    parser.add_argument("--condorcet-only", action="store_true", help="skip the first table")
     args = parser.parse_args()
     import ranx
 
@@ -138,6 +138,9 @@ def main() -> None:
     tiny = ranx_runs(make_runs(args.runs, 3, 5, seed=1))
     for method, norm in [*METHODS, ("condorcet", None)]:
         ranx.fuse(tiny, norm=norm, method=method)
+    if args.condorcet_only:
+        condorcet(args, ranx)
+        return
     t_build, runs = best(lambda: ranx_runs(frame), 1)
     t_floor, _ = best(lambda: floor_rrf(frame), args.reps)
     print(f"\nranx Run construction (Run.from_df, {args.runs} runs): {t_build:.2f} s")
@@ -153,6 +156,10 @@ def main() -> None:
             f"| {label} | {t_floor:.2f} s | {t_lp:.2f} s | {t_rx:.2f} s | "
             f"{t_rx + t_build:.2f} s | {t_rx / t_lp:.1f}x |"
         )
+    condorcet(args, ranx)
+
+
+def condorcet(args: argparse.Namespace, ranx: Any) -> None:
     print(f"\nCondorcet, {args.runs} runs x {args.condorcet_queries} queries:\n")
     print("| docs per run | rows | lp.fuse | ranx.fuse | ranx / lp.fuse |")
     print("|---|---|---|---|---|")
