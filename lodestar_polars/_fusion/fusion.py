@@ -5,7 +5,7 @@ column (or a mapping of run name to frame) and give the fused run as a frame of
 the input's ``by``, ``item`` and ``y_score`` columns. Every step is a native Polars
 expression over the long frame: the normalisation a window over (query, run), the
 positions an ordinal rank over (query, run), the fusion a ``group_by`` over
-(query, document); Condorcet's pairwise majority a self-join per query. The
+(query, document); Condorcet's pairwise majority a NumPy kernel over blocks of queries. The
 definitions are ranx 0.3.21's (``ranx/fusion/*.py``, ``ranx/normalization/*.py``,
 ``ranx/fusion_optimization/*.py``); docs/fusion.md writes each one out.
 """
@@ -30,6 +30,8 @@ from lodestar_polars._base.validation import (
     names_of,
     select_roles,
 )
+from lodestar_polars._fusion.condorcet import condorcet_wins
+from lodestar_polars._fusion.learned import LEARNED, check_learned, fused_learned, train
 from lodestar_polars._report.serving import check_one_row_per_item, check_score_dtype
 from lodestar_polars.exceptions import InvalidParameterError
 
@@ -53,10 +55,12 @@ METHODS = (
     "w_bordafuse",
     "condorcet",
     "w_condorcet",
+    "posfuse",
+    "mapfuse",
 )
 """ranx's names of the fusion methods implemented here (its ``fusion_switch``)."""
 
-NORMS = ("min-max", "max", "sum", "zmuv", "rank", "borda")
+NORMS = ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank", "borda")
 """ranx's names of the normalisations implemented here (its ``norm_switch``)."""
 
 WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
@@ -65,7 +69,7 @@ WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
 #: the methods that read each document's position in a run, not its score
 POSITIONAL = frozenset(
     {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse"}
-    | {"condorcet", "w_condorcet"}
+    | {"condorcet", "w_condorcet", "posfuse", "mapfuse"}
 )
 
 #: each method's own parameter and its default (None: required, as in ranx)
@@ -209,6 +213,13 @@ class _Input:
         assert run_expr is not None
         self.keys: list[str] = names_of(by_exprs)
         [self.item, self.score, self.run] = names_of([item_expr, score_expr, run_expr])
+        if len({*self.keys, self.item, self.score, self.run}) != len(self.keys) + 3:
+            msg = (
+                f"{caller}: the 'by', 'item', 'y_score' and 'run' columns must be distinct. "
+                f"Got by={self.keys}, item={self.item!r}, y_score={self.score!r}, "
+                f"run={self.run!r}."
+            )
+            raise InvalidParameterError(msg)
         roles = {"by": by_exprs, "item": [item_expr], "y_score": [score_expr]}
         if isinstance(runs, Mapping):
             if len(runs) == 0:
@@ -233,19 +244,14 @@ class _Input:
             schema = select_roles(source, {**roles, "run": [run_expr]}, "runs", caller)
             check_score_dtype(schema, self.score, caller)
             self.frame = source.select(*by_exprs, item_expr, score_expr.cast(pl.Float64), run_expr)
-        clash = [c for c in (self.item, self.score, self.run) if c in self.keys]
-        if len({*self.keys, self.item, self.score, self.run}) != len(self.keys) + 3 or clash:
-            msg = (
-                f"{caller}: the 'by', 'item', 'y_score' and 'run' columns must be distinct. "
-                f"Got by={self.keys}, item={self.item!r}, y_score={self.score!r}, "
-                f"run={self.run!r}."
-            )
-            raise InvalidParameterError(msg)
-        # one read of the run and score columns: the runs in order of first appearance,
-        # and whether a score is null or NaN
+        # one read of the columns: the runs in order of first appearance, whether a score
+        # is null or NaN, and whether a (query, run, document) may repeat (fewer distinct
+        # hashes than rows; only then the exact check below, which also names the row)
+        row_key = pl.struct(*self.keys, self.run, self.item).hash()
         facts = self.frame.select(
             pl.col(self.run).unique(maintain_order=True).implode().alias("runs"),
             (pl.col(self.score).is_null() | pl.col(self.score).is_nan()).sum().alias("bad"),
+            (pl.len() - row_key.n_unique()).alias("repeats"),
         ).collect()
         self.runs: list[object] = facts["runs"][0].to_list()
         if facts["bad"][0]:
@@ -261,19 +267,22 @@ class _Input:
         if None in self.runs:
             msg = f"{caller}: the run column {self.run!r} holds a null; every row needs a run."
             raise ValueError(msg)
-        check_one_row_per_item(self.frame, [*self.keys, self.run], self.item, caller, "runs")
+        if facts["repeats"][0]:
+            check_one_row_per_item(self.frame, [*self.keys, self.run], self.item, caller, "runs")
 
 
 # ---------------------------------------------------------------------------
 # the steps, as expressions
 
 
-def _prepared(data: _Input) -> pl.LazyFrame:
+def _prepared(data: _Input, norm: str | None) -> pl.LazyFrame:
     """The long frame with the run's index, the score, the 0-based position and run length.
 
     The position is ranx's: the order of ``argsort(-score)``, equal scores in row order
     (what ranx's sort does on lists of up to 15 documents; past that its order of a tie
-    is unspecified).
+    is unspecified). After ``norm="min-max-inverted"`` ranx sorts each run again by the
+    inverted score, so there the position is the order of the score ascending (equal
+    scores still in row order: the second sort keeps the first's order of a tie).
     """
     per_run = [*data.keys, _R]
     index = pl.col(data.run).replace_strict(
@@ -283,7 +292,7 @@ def _prepared(data: _Input) -> pl.LazyFrame:
         data.frame.with_columns(index.alias(_R))
         .select(*data.keys, data.item, pl.col(data.score).alias(_S), _R)
         .with_columns(
-            (pl.col(_S).rank("ordinal", descending=True).over(per_run) - 1)
+            (pl.col(_S).rank("ordinal", descending=norm != "min-max-inverted").over(per_run) - 1)
             .cast(pl.Int64)
             .alias(_POS),
             pl.len().over(per_run).cast(pl.Int64).alias(_LEN),
@@ -302,6 +311,8 @@ def _normalised(frame: pl.LazyFrame, norm: str | None, keys: list[str]) -> pl.Ex
     low, high = s.min().over(per_run), s.max().over(per_run)
     if norm == "min-max":
         return (s - low) / pl.max_horizontal(high - low, pl.lit(_FLOOR))
+    if norm == "min-max-inverted":
+        return (high - s) / pl.max_horizontal(high - low, pl.lit(_FLOOR))
     if norm == "max":
         return s / pl.max_horizontal(high, pl.lit(_FLOOR))
     if norm == "sum":
@@ -356,8 +367,14 @@ def _fused(
     n_runs: int,
     weights: list[float] | None,
     params: Mapping[str, float],
+    learned: list[Any] | None = None,
 ) -> pl.LazyFrame:
     """(keys..., item, fused score, first appearance) from the prepared long frame."""
+    if method in LEARNED:
+        assert learned is not None
+        return fused_learned(
+            frame, keys=keys, item=item, method=method, learned=learned, cols=(_R, _POS, _S, _FIRST)
+        )
     if method in ("condorcet", "w_condorcet"):
         return _condorcet(frame, keys=keys, item=item, n_runs=n_runs, weights=weights)
     pos = pl.col(_POS).cast(pl.Float64)
@@ -440,38 +457,29 @@ def _condorcet(
     x above y (a missing document is below every present one) hold at least half of
     the votes" (weights in the weighted form). Where that relation is a strict total
     order (no tie of votes, no cycle), the order is that of the number of documents
-    each one beats, which is computed here from every ordered pair of a query's
-    candidates (a self-join: ``N**2`` pairs per query, times the runs holding ``x``).
+    each one beats, which is counted here from every ordered pair of a query's
+    candidates (``N**2 * R`` comparisons per query, by the NumPy kernel of
+    :mod:`lodestar_polars._fusion.condorcet` over dense blocks of queries; the
+    frame is collected for it, so a ``LazyFrame``'s Condorcet fusion is computed
+    when ``fuse`` is called).
     Where the relation has a tie or a cycle, ranx's order follows Python's set order
     of the document ids and is not reproducible; here the documents that beat as many
     others are ordered by first appearance (run order, then position).
     """
-    x, y = f"{_P}x", f"{_P}y"
-    cand = _candidates(frame, keys, item)
-    present = _with_weights(frame, weights).select(*keys, item, _R, _POS, _W)
-    pairs = (
-        cand.select(*keys, pl.col(item).alias(x))
-        .join(cand.select(*keys, pl.col(item).alias(y)), on=keys)
-        .filter(pl.col(x) != pl.col(y))
-        .join(present.rename({item: x, _POS: "px"}), on=[*keys, x])
-        .join(
-            present.select(*keys, pl.col(item).alias(y), _R, pl.col(_POS).alias("py")),
-            on=[*keys, y, _R],
-            how="left",
-        )
+    cand = _candidates(frame, keys, item).collect()
+    present = frame.select(*keys, item, _R, _POS).collect()
+    counted = condorcet_wins(
+        cand,
+        present,
+        keys=keys,
+        item=item,
+        run=_R,
+        pos=_POS,
+        first=_FIRST,
+        weights=[1.0] * n_runs if weights is None else weights,
     )
-    vote = pl.col("py").is_null() | (pl.col("px") < pl.col("py"))
-    if weights is None:
-        votes = pairs.group_by([*keys, x, y]).agg(vote.sum().alias("v"))
-        beats = 2 * pl.col("v") >= n_runs
-    else:
-        total = sum(weights)  # ranx: x_votes + y_votes is every run's weight
-        votes = pairs.group_by([*keys, x, y]).agg((pl.col(_W) * vote).sum().alias("v"))
-        beats = pl.col("v") >= total - pl.col("v")
-    wins = votes.group_by([*keys, x]).agg(beats.sum().cast(pl.Int64).alias("wins"))
     ranked = (
-        cand.join(wins.rename({x: item}), on=[*keys, item], how="left")
-        .with_columns(pl.col("wins").fill_null(0))
+        counted.lazy()
         .sort([*keys, "wins", _FIRST], descending=[False] * len(keys) + [True, False])
         .with_columns((pl.col(_N) - pl.int_range(pl.len()).over(keys)).cast(pl.Float64).alias(_S))
     )
@@ -503,6 +511,8 @@ def fuse(
     phi: float | None = None,
     sigma: float | None = None,
     gamma: float | None = None,
+    probs: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
+    map_scores: Mapping[Any, float] | None = None,
 ) -> Any:
     r"""Fuse several runs of the same queries into one run, with ranx's methods.
 
@@ -516,13 +526,16 @@ def fuse(
         ranx's name of the fusion: ``"min"``, ``"max"``, ``"med"``, ``"sum"``,
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
-        ``"w_bordafuse"``, ``"condorcet"`` or ``"w_condorcet"`` (docs/fusion.md).
+        ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
+        ``"posfuse"`` and ``"mapfuse"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
-        default: ``"min-max"``, ``"max"``, ``"sum"``, ``"zmuv"``, ``"rank"``,
-        ``"borda"``, or None for the raw scores. The position-based methods (isr,
-        rrf, rbc, borda, condorcet) read positions, which no normalisation but borda
-        changes (refused with them).
+        default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
+        ``(max - s) / (max - min)``, and each run re-ranked by it, as ranx does),
+        ``"max"``, ``"sum"``, ``"zmuv"``, ``"rank"``, ``"borda"``, or None for the raw
+        scores. The position-based methods (isr, rrf, rbc, borda, condorcet) read
+        positions, which only two normalisations change: min-max-inverted reverses
+        them (as in ranx), borda's is refused with them.
     weights : mapping of run name to float, optional
         One weight per run: required by (and only by) ``wsum``, ``wmnz``, ``mixed``,
         ``w_bordafuse`` and ``w_condorcet``.
@@ -542,6 +555,12 @@ def fuse(
         LogN_ISR's constant in [0, 1], ``method="logn_isr"`` only (default 0.01).
     gamma : float, optional
         CombGMNZ's exponent, required by ``method="gmnz"``.
+    probs : mapping of run name to a list of floats, optional
+        PosFuse's learned probabilities per position, required by ``method="posfuse"``:
+        what ``lp.optimize_fusion(qrels, runs, method="posfuse")`` returns.
+    map_scores : mapping of run name to float, optional
+        MAPFuse's learned MAP per run, required by ``method="mapfuse"``: what
+        ``lp.optimize_fusion(qrels, runs, method="mapfuse")`` returns.
 
     Returns
     -------
@@ -604,8 +623,9 @@ def fuse(
         _check_weights(weights, name, [], caller)
     data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)
     run_weights = _check_weights(weights, name, data.runs, caller)
+    learned = check_learned(name, {"probs": probs, "map_scores": map_scores}, data.runs, caller)
     fused = _fused(
-        _prepared(data),
+        _prepared(data, norm_name),
         keys=data.keys,
         item=data.item,
         method=name,
@@ -613,6 +633,7 @@ def fuse(
         n_runs=len(data.runs),
         weights=run_weights,
         params=params,
+        learned=learned,
     )
     return give_back(_ordered(fused, data.keys, data.item, data.score), lazy=data.lazy)
 
@@ -673,7 +694,9 @@ def optimize_fusion(
     method : str
         A method with something to search: ``"wsum"``, ``"wmnz"``, ``"mixed"``,
         ``"w_bordafuse"``, ``"w_condorcet"`` (the weights), ``"rrf"`` (``k``),
-        ``"rbc"`` (``phi``), ``"logn_isr"`` (``sigma``) or ``"gmnz"`` (``gamma``).
+        ``"rbc"`` (``phi``), ``"logn_isr"`` (``sigma``) or ``"gmnz"`` (``gamma``); or a
+        learned method, trained on ``qrels``: ``"posfuse"`` (each run's probability of
+        relevance per position) or ``"mapfuse"`` (each run's MAP), ``metric`` unused.
     norm : str or None, default "min-max"
         As in :func:`fuse`.
     metric : str, default "ndcg"
@@ -695,7 +718,9 @@ def optimize_fusion(
     -------
     dict
         The best parameter as ranx returns it: ``{"weights": {run: weight, ...}}``,
-        or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``.
+        or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``;
+        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` or
+        ``{"map_scores": {run: map}}``. Pass it on: ``lp.fuse(runs, method=..., **best)``.
         Ties of the metric go to the last configuration tried, as in ranx
         (``score >= best_score``).
 
@@ -732,10 +757,11 @@ def optimize_fusion(
 
     caller = "optimize_fusion"
     name = _check_method(method, caller)
-    if name not in WEIGHTED and name not in _GRIDS:
+    if name not in WEIGHTED and name not in _GRIDS and name not in LEARNED:
         msg = (
             f"The 'method' parameter of {caller} must be a method with weights or a parameter "
-            f"to search, one of {sorted(WEIGHTED | set(_GRIDS))}. Got {method!r} instead."
+            f"to search, or a learned one, one of {sorted(WEIGHTED | set(_GRIDS) | set(LEARNED))}. "
+            f"Got {method!r} instead."
         )
         raise InvalidParameterError(msg)
     norm_name = _check_norm(norm, name, caller)
@@ -771,7 +797,19 @@ def optimize_fusion(
         judged_roles["n_relevant"] = f"{_P}nrel"
     if resolved.spec.judged_ideal:
         judged_roles["judged"] = f"{_P}judged"
-    prepared = _prepared(data).collect().lazy()
+    prepared = _prepared(data, norm_name).collect().lazy()
+    if name in LEARNED:
+        return train(
+            prepared.collect(),
+            method=name,
+            keys=keys,
+            item=data.item,
+            runs=data.runs,
+            judged=judged,
+            rel=rel,
+            per_query=per_query,
+            cols=(_R, _POS),
+        )
     if name in WEIGHTED:
         label = "weights"
         trials: list[Any] = _weight_trials(0.1 if step is None else float(step), len(data.runs))
