@@ -118,7 +118,6 @@ TOO_LONG = {
     "arrays/_ranking.py",
     "arrays/_probabilities.py",
     "spark/__init__.py",
-    "_fusion/fusion.py",
     "plot/__init__.py",
     "_metrics/ir.py",
     "_metrics/calibration.py",
