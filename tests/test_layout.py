@@ -116,7 +116,6 @@ LINE_BUDGET = 600
 #: modules still over the budget, to be split (issue 19): the list only shrinks
 TOO_LONG = {
     "_fusion/fusion.py",
-    "_metrics/dcg.py",
     "_report/parts.py",
 }
 
