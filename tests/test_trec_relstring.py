@@ -169,3 +169,17 @@ def test_sets_give_way_to_parameters_as_trec_eval() -> None:
         lp.trec.parse_measures(["relstring.10,20"])
     with pytest.raises(ValueError, match="parameter 'x' is not a number written in digits"):
         lp.trec.parse_measures(["relstring.x"])
+
+
+def test_lp_compare_reads_a_frame_with_text() -> None:
+    """lp.compare leaves relstring's rows out (no number to compare) and compares the rest."""
+    qrels, measures = DATA / "qrels.test", ["map", "relstring"]
+    a = lp.trec.evaluate(qrels, DATA / "results.test", measures, per_query=True)
+    b = lp.trec.evaluate(qrels, DATA / "results.trunc", measures, per_query=True, complete=True)
+    result = lp.compare({"a": a, "b": b}, baseline="a")
+    assert result.table["metric"].to_list() == ["map", "map"]
+    numbers = {
+        name: frame.drop("text").filter(pl.col("measure") == "map")
+        for name, frame in (("a", a), ("b", b))
+    }
+    assert result.table.equals(lp.compare(numbers, baseline="a").table)
