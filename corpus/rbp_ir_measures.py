@@ -85,6 +85,18 @@ def _per_query(provider: Any, measure: Any, queries: list[dict[str, Any]]) -> li
     return [got[q["qid"]] for q in queries]
 
 
+def _layout(document: dict[str, Any]) -> str:
+    """The JSON text: a key per line, then one query and one measure per line."""
+    lines = []
+    for key, value in document.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            rows = ",\n".join(f"  {json.dumps(row)}" for row in value)
+            lines.append(f" {json.dumps(key)}: [\n{rows}\n ]")
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def main() -> None:
     """Draw the queries, run both providers, write the JSON file."""
     queries = _queries()
@@ -119,7 +131,7 @@ def main() -> None:
         "queries": queries,
         "values": values,
     }
-    OUT.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    OUT.write_text(_layout(document), encoding="utf-8")
     print(f"wrote {OUT} ({len(values)} measures)", file=sys.stderr)
 
 
