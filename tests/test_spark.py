@@ -570,7 +570,7 @@ def test_trec_evaluate_equals_lp_trec(spark: Any, options: dict[str, Any]) -> No
 
 
 @pytest.mark.spark
-def test_trec_evaluate_refuses_the_geometric_means(spark: Any) -> None:
+def test_trec_evaluate_refuses_the_geometric_means_and_text(spark: Any) -> None:
     qrels = spark.createDataFrame(
         pl.DataFrame({"qid": ["q"], "docno": ["d"], "rel": [1]}).to_arrow()
     )
@@ -579,6 +579,8 @@ def test_trec_evaluate_refuses_the_geometric_means(spark: Any) -> None:
     )
     with pytest.raises(ValueError, match=r"\['gm_map'\]: trec_eval's geometric means"):
         lps.trec_evaluate(qrels, run, ["map", "gm_map"])
+    with pytest.raises(ValueError, match=r"\['relstring'\]: trec_eval's text measures"):
+        lps.trec_evaluate(qrels, run, ["map", "relstring"])
 
 
 @pytest.mark.spark

@@ -180,6 +180,13 @@ def trec_evaluate(
             "offered on Spark (their per-query values are not written); use lp.trec.evaluate"
         )
         raise ValueError(msg)
+    texts = [m.label for m in parsed if m.measure.is_text]
+    if texts:
+        msg = (
+            f"measures {texts}: trec_eval's text measures (relstring) are not offered on Spark "
+            "(every measure column is a Double); use lp.trec.evaluate"
+        )
+        raise ValueError(msg)
     counts = {m.label for m in parsed if m.measure.is_count}
     out = StructType(
         [StructField("qid", StringType(), True)]
