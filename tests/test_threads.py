@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from lodestar_polars import _registry
 from lodestar_polars._core import threads
+from lodestar_polars._registry import spec as _registry_spec
 
 
 def test_parts_cut_between_segments_into_about_equal_rows() -> None:
@@ -128,7 +128,7 @@ def test_evaluate_in_parts_gives_the_same_floats(n_threads: int) -> None:
         return bounds
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_registry, "parts", small_parts)
+        patch.setattr(_registry_spec, "parts", small_parts)
         patch.setenv("POLARS_MAX_THREADS", str(n_threads))
         in_parts = run()
     assert calls

@@ -405,6 +405,7 @@ class MetricSpec:
 
         Examples
         --------
+        >>> from lodestar_polars._registry import BY_NAME
         >>> [BY_NAME[n].display(10) for n in ("ndcg", "precision", "reciprocal_rank")]
         ['NDCG@10', 'P@10', 'MRR@10']
         >>> BY_NAME["expected_calibration_error"].display(), BY_NAME["top_k_accuracy"].display()
