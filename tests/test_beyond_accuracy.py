@@ -662,3 +662,85 @@ REFUSAL_CASES: dict[str, Callable[[], str]] = {
 def test_refusals_page_quotes_the_sentence(case: str) -> None:
     sentence = REFUSAL_CASES[case]()
     assert sentence in REFUSALS_PAGE, f"docs/refusals.md does not quote: {sentence}"
+
+
+# --- every column role takes a name or an expression
+
+ROLE_CASES: dict[str, tuple[Callable[..., pl.Expr], dict[str, Any]]] = {
+    "novelty": (lp.novelty, {"y_score": "score", "popularity": "p"}),
+    "arp": (lp.average_recommended_popularity, {"y_score": "score", "popularity": "p"}),
+    "ild": (lp.intra_list_diversity, {"y_score": "score", "feature": "genre"}),
+    "ild_embedding": (lp.intra_list_diversity, {"y_score": "score", "feature": "v", "dim": 3}),
+    "serendipity": (
+        lp.serendipity,
+        {"y_true": "hit", "y_score": "score", "popularity_rank": "rank", "n_items": 9},
+    ),
+}
+_ROLES = [
+    (case, role)
+    for case, (_, kwargs) in ROLE_CASES.items()
+    for role, value in kwargs.items()
+    if isinstance(value, str)
+]
+
+
+@pytest.mark.parametrize(("case", "role"), _ROLES)
+def test_an_expression_role_takes_an_expression(case: str, role: str) -> None:
+    """A role given as an expression of a renamed column gives the value by name."""
+    function, kwargs = ROLE_CASES[case]
+    frame = _random_lists(3, "runs")
+    want = frame.group_by("user").agg(function(**kwargs).alias("v")).sort("user")
+    column = kwargs[role]
+    renamed = frame.rename({column: f"{column}_src"})
+    given = {**kwargs, role: pl.col(f"{column}_src").alias(column)}
+    got = renamed.group_by("user").agg(function(**given).alias("v")).sort("user")
+    assert got["v"].to_list() == want["v"].to_list()
+    with pytest.raises(lp.InvalidParameterError, match=f"'{role}' parameter of"):
+        function(**{**kwargs, role: 3})
+
+
+def test_evaluate_input_roles_take_expressions() -> None:
+    frame = _random_lists(4, "shuffled")
+    names = ["novelty@3", "ild@3", "serendipity@3"]
+    common: dict[str, Any] = {"by": "user", "y_true": "hit", "y_score": "score", "n_items": 9}
+    inputs: dict[str, Any] = {"popularity": "p", "feature": "genre", "popularity_rank": "rank"}
+    want = lp.evaluate(frame, names, **common, **inputs)
+    renamed = frame.rename({"p": "p_src", "genre": "g_src", "rank": "r_src"})
+    got = lp.evaluate(
+        renamed,
+        names,
+        **common,
+        popularity=pl.col("p_src") * 1.0,  # an expression of no column of its own: a working one
+        feature=pl.col("g_src").alias("genre"),
+        popularity_rank=pl.col("r_src") + 0,
+    )
+    assert got.equals(want)
+
+
+def test_frame_functions_take_expressions_and_several_keys() -> None:
+    # each item ("rank" here) once in a list, as personalisation needs
+    frame = _random_lists(6, "shuffled").unique(["user", "rank"], maintain_order=True)
+    by_name = lp.personalisation(frame, by="user", item="rank", y_score="score", k=3)
+    given = lp.personalisation(
+        frame.rename({"user": "u", "rank": "r", "score": "s"}),
+        by=[(pl.col("u") // 7).alias("week"), pl.col("u") % 7],  # the same lists, two keys
+        item=pl.col("r").alias("rank"),
+        y_score=-pl.col("s") * -1,
+        k=3,
+    )
+    assert given == by_name
+    pop = lp.item_popularity(frame, by="user", item="rank").sort("rank")
+    keyed = lp.item_popularity(
+        frame.rename({"user": "u"}),
+        by=[(pl.col("u") // 7).alias("w"), pl.col("u") % 7],
+        item="rank",
+    ).sort("rank")
+    assert keyed.equals(pop)
+    by_expression = lp.item_popularity(frame, by="user", item=pl.col("rank").alias("r"))
+    assert by_expression.sort("r").rename({"r": "rank"}).equals(pop)
+    with pytest.raises(lp.InvalidParameterError, match="'by' parameter of item_popularity"):
+        lp.item_popularity(frame, by=3, item="rank")  # type: ignore[arg-type]
+    with pytest.raises(lp.InvalidParameterError, match="'item' parameter of personalisation"):
+        lp.personalisation(frame, by="user", item=3, y_score="score")  # type: ignore[arg-type]
+    with pytest.raises(lp.InvalidParameterError, match="names 'nope', which is not a column"):
+        lp.personalisation(frame, by="user", item="nope", y_score="score")

@@ -367,6 +367,8 @@ def serendipity_metric(
     k = check_k(k, caller)
     n = check_int(n_items, "n_items", caller, allow_none=False)
     check_column(popularity_rank, "popularity_rank", caller)
+    check_column(y_true, "y_true", caller)
+    check_column(y_score, "y_score", caller)
     rel = (as_float(y_true) > 0).cast(pl.Float64)
     score = as_score(y_score)
     rank = as_float(popularity_rank)
