@@ -198,7 +198,10 @@ def evaluate(
         ``"average_precision_at_k"`` (``"map"``), ``"dcg_burges"``,
         ``"ndcg_burges"``, and the names of trec_eval, ranx and ir_measures as
         they write them (``"P.10"``, ``"nDCG@10"``, ``"map_cut.100"``,
-        ``"AP@100"``, ``"Rprec"``, ``"success.5"``, ...); e.g.
+        ``"AP@100"``, ``"Rprec"``, ``"success.5"``, ...), and the
+        beyond-accuracy measures of served lists with their inputs
+        (``"novelty@10"``, ``"arp@10"``, ``"ild@10"``, ``"serendipity@10"``:
+        ``popularity=``, ``feature=``, ``popularity_rank=``, ``n_items=``); e.g.
         ``["ndcg@10", "rr@10", "ap"]``.  Each becomes a column of that name.
         The IR names see the rows as the whole truth, ties averaged
         (scikit-learn's view), not trec_eval's qrels denominators or tie
