@@ -624,6 +624,13 @@ ONE = pl.DataFrame({"u": [1, 1], "p": [0.5, 0.0], "s": [2.0, 1.0]})
 EMB = pl.DataFrame({"u": [1, 1], "v": [[1.0, 0.0], [0.0, 0.0]], "s": [2.0, 1.0]})
 
 
+def _evaluated(names: list[str], **given: Any) -> str:
+    frame = pl.DataFrame(
+        {"u": [1, 1], "t": [1, 0], "s": [2.0, 1.0], "p": [0.5, 0.5], "g": ["a", "b"]}
+    ).with_columns(v=pl.lit([1.0, 0.0]))
+    return _raised(lambda: lp.evaluate(frame, names, by="u", y_true="t", y_score="s", **given))
+
+
 REFUSAL_CASES: dict[str, Callable[[], str]] = {
     "novelty popularity": lambda: _why(novelty_metric("s", popularity="p"), ONE),
     "arp popularity": lambda: _why(
@@ -645,6 +652,11 @@ REFUSAL_CASES: dict[str, Callable[[], str]] = {
         EMB.with_columns(v=pl.Series([[1.0], [1.0, 2.0]])),
     ),
     "zero norm": lambda: _why(intra_list_diversity_metric("s", feature="v", dim=2), EMB),
+    "evaluate missing popularity": lambda: _evaluated(["novelty@10"]),
+    "evaluate missing n_items": lambda: _evaluated(["serendipity@10"], popularity_rank="p"),
+    "evaluate unread popularity": lambda: _evaluated(["ndcg"], popularity="p"),
+    "evaluate list without dim": lambda: _evaluated(["ild@10"], feature="v"),
+    "evaluate dim on a category": lambda: _evaluated(["ild(dim=2)"], feature="g"),
     "dim option": lambda: _raised(lambda: lp.intra_list_diversity("s", feature="v", dim=0)),
     "one list": lambda: _raised(lambda: lp.personalisation(ONE, by="u", item="p", y_score="s")),
     "repeated item": lambda: _raised(
