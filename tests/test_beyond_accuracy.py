@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,25 @@ from lodestar_polars._metrics.beyond import (
     serendipity_metric,
 )
 from lodestar_polars._metrics.expr import Metric
-from tests._beyond import CORPUS, KS, SERVED, TOL, _close, _per_user
+
+
+def _load_shared() -> Any:
+    """``tests/_beyond.py``, by path (``--import-mode=importlib`` puts no test dir on sys.path)."""
+    name = "_lodestar_tests_beyond"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_beyond.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_shared = _load_shared()
+CORPUS, KS, SERVED, TOL = _shared.CORPUS, _shared.KS, _shared.SERVED, _shared.TOL
+_close, _per_user = _shared._close, _shared._per_user
 
 
 @pytest.mark.parametrize("k", KS)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,25 @@ import polars as pl
 import pytest
 
 import lodestar_polars as lp
-from tests._beyond import CORPUS, KS, SERVED, TOL, _close, _random_lists
+
+
+def _load_shared() -> Any:
+    """``tests/_beyond.py``, by path (``--import-mode=importlib`` puts no test dir on sys.path)."""
+    name = "_lodestar_tests_beyond"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_beyond.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_shared = _load_shared()
+CORPUS, KS, SERVED, TOL = _shared.CORPUS, _shared.KS, _shared.SERVED, _shared.TOL
+_close, _random_lists = _shared._close, _shared._random_lists
 
 # --- the registry's entries, and lp.evaluate
 
