@@ -49,6 +49,7 @@ def expressions(*, parts: bool) -> dict[str, Callable[[], object]]:
 
     import lodestar_polars as lp
     from lodestar_polars._metrics import dcg as dcg_module
+    from lodestar_polars._metrics.dcg import ideal, terms
     from lodestar_polars._metrics.expr import as_score
 
     out: dict[str, Callable[[], object]] = {
@@ -57,13 +58,13 @@ def expressions(*, parts: bool) -> dict[str, Callable[[], object]]:
     }
     if parts:
         metric = dcg_module.ndcg_metric("rel", "score", k=10)
-        gain, _ = dcg_module._gain("rel", "linear", "ndcg")
+        gain, _ = terms._gain("rel", "linear", "ndcg")
         score = as_score("score")
         out["rules"] = metric.refused
-        out["tie-averaged DCG"] = lambda: dcg_module._over_group(
-            gain, score, lambda _: dcg_module._tie_averaged_dcg(2.0, 10)
+        out["tie-averaged DCG"] = lambda: terms._over_group(
+            gain, score, lambda _: terms._tie_averaged_dcg(2.0, 10)
         )
-        out["ideal DCG"] = lambda: dcg_module._group_ideal_dcg(gain, k=10)
+        out["ideal DCG"] = lambda: ideal._group_ideal_dcg(gain, k=10)
         out["agg(sum)"] = lambda: pl.col("rel").sum()
     return out
 

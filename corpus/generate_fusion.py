@@ -11,7 +11,9 @@ What it holds: a few small long frames of runs (``datasets``: rows of
 ``[run, query, doc, score]``, each run's rows of a query in the order the ranx ``Run`` was
 built from), and for each dataset every method x every normalisation that ranx and
 ``lp.fuse`` both accept (``fuse``: ranx's fused run as rows ``[query, doc, score]``),
-plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels.
+plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels, and
+``learned``: ranx's training of posfuse and mapfuse on those qrels (``optimize_fusion``) and
+the fused runs from what it learned.
 
 Every list of one run for one query holds at most 15 documents: there ranx's sort
 (numba's quicksort) is an insertion sort, so equal scores keep their insertion order,
@@ -60,7 +62,7 @@ METHODS = [
     "w_bordafuse",
 ]
 CONDORCET = ["condorcet", "w_condorcet"]
-NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda"]
+NORMS = [None, "min-max", "max", "sum", "zmuv", "rank", "borda", "min-max-inverted"]
 POSITIONAL = {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse", *CONDORCET}
 WEIGHTED = {"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"}
 
@@ -238,6 +240,25 @@ def main() -> None:
                 "expected": best,
             }
         )
+    # the learned methods: ranx's training (optimize_fusion) and the fusion with what it learned
+    learned = []
+    for method in ["posfuse", "mapfuse"]:
+        for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
+            trained = optimize_fusion(qrels, runs, norm=norm, method=method)
+            key = "probs" if method == "posfuse" else "map_scores"
+            values = [
+                [float(v) for v in p] if method == "posfuse" else float(p) for p in trained[key]
+            ]
+            fused = fuse(runs, norm=norm, method=method, params=trained)
+            learned.append(
+                {
+                    "dataset": "uniform",
+                    "method": method,
+                    "norm": norm,
+                    "trained": {key: dict(zip([r.name for r in runs], values, strict=True))},
+                    "expected": _rows(fused),
+                }
+            )
     payload = {
         "manifest": {
             "generator": "corpus/generate_fusion.py",
@@ -248,15 +269,19 @@ def main() -> None:
                 "numpy": np.__version__,
                 "python": platform.python_version(),
             },
-            "cases": {"fuse": len(cases), "optimize": len(optimize)},
+            "cases": {"fuse": len(cases), "optimize": len(optimize), "learned": len(learned)},
         },
         "datasets": datasets,
         "qrels": qrels_rows,
         "fuse": cases,
         "optimize": optimize,
+        "learned": learned,
     }
     OUT.write_text(json.dumps(payload, separators=(",", ":")) + "\n")
-    print(f"wrote {OUT}: {len(cases)} fuse cases, {len(optimize)} optimize cases")
+    print(
+        f"wrote {OUT}: {len(cases)} fuse cases, {len(optimize)} optimize cases, "
+        f"{len(learned)} learned cases"
+    )
 
 
 if __name__ == "__main__":

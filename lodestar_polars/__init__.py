@@ -15,7 +15,8 @@ from lodestar_polars._compare.compare import compare
 from lodestar_polars._compare.comparison import Comparison
 from lodestar_polars._compare.summarize import summarize
 from lodestar_polars._evaluate.evaluate import Progress, evaluate
-from lodestar_polars._fusion.fusion import fuse, optimize_fusion
+from lodestar_polars._fusion.fusion import fuse
+from lodestar_polars._fusion.optimize import optimize_fusion
 from lodestar_polars._metrics.across_lists import item_popularity, personalisation
 from lodestar_polars._metrics.beyond import (
     average_recommended_popularity,

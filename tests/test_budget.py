@@ -210,7 +210,8 @@ def test_mixes_equal_the_brute_force_union() -> None:
     grid = [1, 2, 4, 7]
     cost = {s: (lambda k, w=w: w * k) for s, w in (("a", 1.0), ("b", 10.0), ("c", 100.0))}
     # budgets that single out each combination: costs k_a + 10 k_b + 100 k_c are distinct
-    from lodestar_polars._budget.budget import _check_roles, _mix_candidates, _rank
+    from lodestar_polars._budget.budget import _mix_candidates
+    from lodestar_polars._budget.inputs import _check_roles, _rank
 
     roles = _check_roles(
         frame, by="user", item="item", source="source", y_score="score", rank=None,

@@ -361,6 +361,8 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "phi": "x",
             "sigma": 2.0,
             "gamma": "x",
+            "probs": {"a": [0.5], "b": [0.5]},  # posfuse's only
+            "map_scores": {"a": 1.0, "b": 1.0},  # mapfuse's only
         },
         None,
     ),

@@ -369,6 +369,7 @@ def test_direction_of_every_trec_label() -> None:
     """Every label lp.trec.evaluate writes has a direction, except the counts."""
     counts = {"num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
     counts |= {"rbp_resid", "unj"}  # how much is unjudged: no better way to move
+    counts |= {"relstring"}  # text
     written = ["all_trec", "ndcg.1=3,2=9", "ndcg@10", "Success@5", "utility.2,-1,0,0"]
     for measure in lp.trec.parse_measures([*written, "11pt_avg..25,.5,.75", "set_F.0.5"]):
         expected = None if measure.kind in counts else "higher"
@@ -522,6 +523,10 @@ def test_trec_aggregation_and_per_query_rows_are_trec_eval_s() -> None:
         totals = [value for qid, value in rows if qid == "all"]
         assert bool(per_query) == measure.per_query, label
         assert bool(totals) == (measure.aggregate != "none"), label
+        if measure.is_text:  # relstring: text per query, quoted, and no `all` line
+            assert all(v.startswith("'") and v.endswith("'") for v in per_query), label
+            checked.add(name)
+            continue
         if not per_query or not totals:
             continue
         values = [float(v) for v in per_query]

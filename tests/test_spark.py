@@ -22,6 +22,7 @@ import pytest
 
 import lodestar_polars as lp
 import lodestar_polars.spark as lps
+from lodestar_polars.spark._evaluate import _partition_evaluator
 
 
 def _log(seed: int, groups: int = 120, rows: int = 1500) -> pl.DataFrame:
@@ -292,7 +293,7 @@ def test_worker_without_lodestar_polars_says_so(monkeypatch: pytest.MonkeyPatch)
 
     fields: list[tuple[str, pa.DataType]] = [("query", pa.string()), ("rr", pa.float64())]
     schema = pa.schema(fields)
-    run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
+    run = _partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
     # as Spark ships it to a worker (pyspark's cloudpickle is untyped)
     shipped = cloudpickle.dumps(run)  # type: ignore[no-untyped-call]
     for name in [m for m in sys.modules if m.startswith("lodestar_polars")]:
@@ -343,7 +344,7 @@ def test_partition_too_large_for_the_worker_says_what_to_do(
 
     fields: list[tuple[str, pa.DataType]] = [("query", pa.string()), ("rr", pa.float64())]
     schema = pa.schema(fields)
-    run = lps._partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
+    run = _partition_evaluator(["rr"], ["query"], "rel", "score", None, schema)
     batch = pa.record_batch({"query": ["a", "a", "b"], "rel": [1, 0, 1], "score": [0.5, 0.1, 0.2]})
     assert pa.Table.from_batches(list(run(iter([batch])))).num_rows == 2  # as it runs normally
     monkeypatch.setattr(lp, "evaluate", out_of_memory)

@@ -8,9 +8,9 @@ kept when its measure (the name before its parameters, ``P`` of ``P_10``,
 ``iprec_at_recall`` of ``iprec_at_recall_0.10``, ``utility`` of
 ``utility_2,-1,0,0``) is in ``lp.trec.MEASURES``, or is ``runid``.
 
-Not offered, so left out of the comparison: ``relstring`` (text; tests/test_trec_all.py
-names it and checks that nothing else is left out).  The commands are trec_eval's
-with its option dropped (``-mrelstring.20``).
+Every measure that trec_eval prints in these files is offered (``relstring``, text,
+included: ``relstring_20`` of ``-mrelstring.20``), so no line is left out; the
+commands are trec_eval's, as they are.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ COMMANDS = {
     "out.test.aq": "-m all_trec -q qrels.test results.test",
     "out.test.aqc": "-m all_trec -q -c qrels.test results.trunc",
     "out.test.aqcM": "-m all_trec -q -c -M100 qrels.test results.trunc",
-    "out.test.aql": "-m all_trec -q -l2 qrels.rel_level results.test",
+    "out.test.aql": "-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test",
     "out.test.meas_params": (
         "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
         "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "

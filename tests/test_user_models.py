@@ -7,12 +7,18 @@ unjudged: absent from the qrels, -1 in the long frame; some judged rows not rank
   decimals: compared to 5e-6) and ``Judged@k`` (exact, 1e-12);
 * ranx 0.3.21's ``rbp.95`` / ``rbp.8`` (graded gains, exact, 1e-12).
 
-ir_measures' ``RBP`` needs trectools or cwl_eval, neither installed: not compared.
+Frozen (corpus/rbp_ir_measures.json, made by corpus/rbp_ir_measures.py in a venv of its
+own), on 30 random graded queries with tied scores, unjudged and -1 rows: ir_measures
+0.4.3's ``RBP(p=...)`` and ``RBP(p=...)@k`` through trectools 0.0.50 (graded) and
+``RBP(rel=..., p=...)`` through cwl_eval 1.0.12 (binary), to 1e-12; the one difference
+(trectools' ties across its cutoff) is shown and reproduced exactly.
 """
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -119,6 +125,92 @@ def test_rbp_is_ranx(written: str, p: float) -> None:
             assert value == pytest.approx(want[q], rel=1e-12, abs=1e-15), (column, q)
     for q, value in _by_query(expr, "rbp").items():
         assert value == pytest.approx(want[q], rel=1e-12, abs=1e-15), q
+
+
+# ---- ir_measures' RBP: trectools (graded) and cwl_eval (binary), frozen ---------------------
+
+IR_MEASURES_RBP = json.loads(
+    (Path(__file__).parents[1] / "corpus" / "rbp_ir_measures.json").read_text(encoding="utf-8")
+)
+
+
+def _rbp_frame() -> pl.DataFrame:
+    """The corpus' runs in input order, left-joined with their qrels (unjudged: -1)."""
+    rows = []
+    for query in IR_MEASURES_RBP["queries"]:
+        grades = {doc: rel for doc, rel in query["qrels"]}
+        for position, (doc, score) in enumerate(query["run"]):
+            rows.append((query["qid"], doc, score, grades.get(doc, -1), position))
+    return pl.DataFrame(rows, schema=["q", "doc", "score", "rel", "position"], orient="row")
+
+
+def _rbp_per_query(frame: pl.DataFrame, expr: pl.Expr) -> list[float]:
+    got = _by_query(frame.group_by("q").agg(expr.alias("rbp")), "rbp")
+    return [got[query["qid"]] for query in IR_MEASURES_RBP["queries"]]
+
+
+def _straddles(frame: pl.DataFrame, k: int) -> set[str]:
+    """Queries with a tie across rank k: the k-th and (k+1)-th scores are equal."""
+    ranked = frame.sort(["q", "score"], descending=[False, True])
+    kth = ranked.group_by("q", maintain_order=True).agg(
+        pl.col("score").get(k - 1, null_on_oob=True).alias("at"),
+        pl.col("score").get(k, null_on_oob=True).alias("after"),
+    )
+    return set(kth.filter(pl.col("at") == pl.col("after"))["q"])
+
+
+def _entries(provider: str) -> list[dict[str, Any]]:
+    return [e for e in IR_MEASURES_RBP["values"] if e["provider"] == provider]
+
+
+@pytest.mark.parametrize("entry", _entries("cwl_eval"), ids=lambda e: e["measure"])
+def test_rbp_is_ir_measures_cwl_eval(entry: dict[str, Any]) -> None:
+    """``RBP(rel=l, p=p)``: binary gains at the level, the input order among ties."""
+    frame = _rbp_frame()
+    got = _rbp_per_query(frame, lp.rbp(pl.col("rel") >= entry["rel"], "score", p=entry["p"],
+                                       ties="input"))  # fmt: skip
+    assert got == pytest.approx(entry["values"], rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("entry", _entries("trectools"), ids=lambda e: e["measure"])
+def test_rbp_is_ir_measures_trectools(entry: dict[str, Any]) -> None:
+    """``RBP(p=p)@k``: graded gains, ties averaged; equal to lp.rbp unless a tie crosses k.
+
+    trectools cuts first (the first k rows by score, equal scores in input order) and
+    averages a tie over its rows above the cut only, so a tie across rank k gives the
+    rows that the input order put above the cut all its weight.  ``lp.rbp``'s
+    ``ties="average"`` spreads the weight of the tie's ranks above k over all its rows
+    (the expectation over every order of the tie, not one input order's).  Cutting the
+    frame to trectools' top k first, then ``lp.rbp`` without a cutoff, is trectools'.
+    """
+    frame = _rbp_frame()
+    p, k = entry["p"], entry["k"]
+    want = dict(zip([q["qid"] for q in IR_MEASURES_RBP["queries"]], entry["values"], strict=True))
+    got = dict(zip(want, _rbp_per_query(frame, lp.rbp("rel", "score", p=p, k=k)), strict=True))
+    crossing = set() if k is None else _straddles(frame, k)
+    for q in want:
+        if q not in crossing:
+            assert got[q] == pytest.approx(want[q], rel=1e-12, abs=1e-15), q
+    if k is not None:  # the difference is real, and only there
+        assert crossing
+        assert any(got[q] != pytest.approx(want[q], rel=1e-12, abs=1e-15) for q in crossing)
+        top = (
+            frame.sort(["q", "score", "position"], descending=[False, True, False])
+            .group_by("q", maintain_order=True)
+            .head(k)
+        )
+        cut_first = _rbp_per_query(top, lp.rbp("rel", "score", p=p))
+        assert cut_first == pytest.approx(entry["values"], rel=1e-12, abs=1e-15)
+
+
+def test_rbp_corpus_covers_ties_unjudged_and_levels() -> None:
+    frame = _rbp_frame()
+    assert frame["q"].n_unique() == 30
+    assert (frame["rel"] == -1).any()  # unjudged (absent) and judged -1 rows
+    tied = frame.group_by("q").agg(pl.col("score").is_duplicated().any())["score"]
+    assert 10 < tied.sum() < 30  # queries with ties, and without
+    assert {e["rel"] for e in _entries("cwl_eval")} == {1, 2}
+    assert {e["k"] for e in _entries("trectools")} == {None, 3, 10}
 
 
 # ---- hand arithmetic ------------------------------------------------------------------------

@@ -61,6 +61,9 @@ def _to_wide(
         if "qid" not in columns:
             msg = f"{where}: a long frame (measure, value) needs a 'qid' column; got {columns}."
             raise fail(msg)
+        if _is_trec_text(frame):  # lp.trec.evaluate's text (relstring): not compared
+            frame = frame.filter(pl.col("text").is_null()).drop("text")
+            columns = frame.columns
         extra = [c for c in columns if c not in ("qid", "measure", "value")]
         long = frame.filter(pl.col("qid").cast(pl.String) != "all")
         dup = long.group_by([*extra, "qid", "measure"]).len().filter(pl.col("len") > 1)
@@ -423,3 +426,14 @@ def collect(
         raise fail(msg)
     values = _pivot(full, names, query, metrics, common)
     return Collected(names, list(metrics), values, all_queries - common.height)
+
+
+def _is_trec_text(frame: pl.DataFrame) -> bool:
+    """Whether ``text`` is lp.trec.evaluate's column of a text measure (``relstring``).
+
+    A String column whose rows with text all have a null ``value``; any other ``text``
+    column stays a key, as every extra column of a long frame is.
+    """
+    if frame.schema.get("text") != pl.String:
+        return False
+    return bool(frame.filter(pl.col("text").is_not_null())["value"].is_null().all())

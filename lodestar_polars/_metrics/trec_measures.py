@@ -30,7 +30,7 @@ import polars as pl
 
 from lodestar_polars._base.validation import check_real
 from lodestar_polars._metrics.expr import Check, Metric, as_float, parse_into_expr, row_index
-from lodestar_polars._metrics.ir import _n_relevant, _Ranked, _ranked
+from lodestar_polars._metrics.ir.ranked import _n_relevant, _Ranked, _ranked
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 

@@ -214,7 +214,8 @@ TrecCore = Callable[[Judged, Any, Gains], np.ndarray]
 
 """A trec_eval measure's core: ``core(judged, param, gains)``, one value per query
 (:mod:`lodestar_polars._core.ir`'s and :mod:`lodestar_polars._core.trec_more`'s
-``judged_*`` functions); ``param`` is the cutoff ``k`` (or None), a recall level or
+``judged_*`` functions; a text measure's, :mod:`lodestar_polars._core.trec_text`'s,
+gives one ``str`` per query); ``param`` is the cutoff ``k`` (or None), a recall level or
 multiple of R (``params="levels"``), or the tuple of values (``params="values"``)."""
 
 
@@ -280,6 +281,11 @@ class TrecMeasure:
     def offered(self) -> bool:
         """Whether ``lp.trec.evaluate`` computes it."""
         return self.core is not None
+
+    @property
+    def is_text(self) -> bool:
+        """A text measure (``relstring``): a string per query, no ``all`` row."""
+        return self.aggregate == "none"
 
     @property
     def is_count(self) -> bool:

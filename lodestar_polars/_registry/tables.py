@@ -96,7 +96,7 @@ def trec_table() -> str:
     trec_eval's two sets and the sentence naming the measures not offered; a
     test checks that the page holds it as it is.
     """
-    aggregate = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": ""}
+    aggregate = {"mean": "mean", "sum": "sum", "gmean": "geometric mean", "none": "none (text)"}
     lines = [
         "| trec_eval | what | written | `all` row | better | also read as (ranx / ir_measures) |",
         "|---|---|---|---|---|---|",
@@ -136,6 +136,8 @@ def trec_table() -> str:
     )
     lines.append("| `all_trec` | every measure above, at trec_eval's default cutoffs | | | | |")
     missing = [m.name for m in TREC_MEASURES.values() if m.all_trec and not m.offered]
+    if not missing:
+        return "\n".join(lines) + "\n\nEvery measure of trec_eval's `all_trec` is offered."
     return "\n".join(lines) + (
         "\n\nNot offered (refused by name): " + ", ".join(f"`{n}`" for n in missing) + "."
     )

@@ -34,6 +34,7 @@ from lodestar_polars._core.trec_more import (
     judged_set_relative_p,
     judged_utility,
 )
+from lodestar_polars._core.trec_text import RELSTRING_DEFAULT, judged_relstring
 from lodestar_polars._core.trec_user import (
     UNJ_CUTOFFS,
     judged_rbp,
@@ -101,7 +102,14 @@ TREC_ONLY: tuple[TrecMeasure, ...] = (
     ),
     TrecMeasure(
         name="relstring",
-        summary="the top ranks' relevance",
+        summary=(
+            "the relevance of the first 10 ranked documents as text (`-` not judged, "
+            "`.` judged below 0, `>` above 9); a `text` column"
+        ),
+        core=judged_relstring,
+        params="values",
+        default_values=RELSTRING_DEFAULT,
+        n_values=1,
         aggregate="none",
         higher_is_better=None,
     ),

@@ -70,7 +70,7 @@ def budget_curve(
     'cost'
     """
     from lodestar_polars._budget.budget import pareto_mask  # noqa: PLC0415
-    from lodestar_polars.plot import _figure, _require  # noqa: PLC0415
+    from lodestar_polars.plot._common import _figure, _require  # noqa: PLC0415
 
     caller = "plot.budget_curve"
     average = check_option(average, "average", caller, ("macro", "micro"))

@@ -49,7 +49,7 @@ def _partition_grader(
     A closure, shipped by value: unpickling it needs nothing of ours; it checks that the worker
     has lodestar_polars and says what to do otherwise.
     """
-    from lodestar_polars.spark import _NOT_ON_WORKER
+    from lodestar_polars.spark._common import _NOT_ON_WORKER
 
     def grade_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         import pickle
@@ -87,7 +87,7 @@ def _spark_popularity(
     """The floor's table from Polars frames, or from Spark ones aggregated on the cluster."""
     from pyspark.sql import functions
 
-    from lodestar_polars.spark import _quoted
+    from lodestar_polars.spark._common import _quoted
 
     def collected(frame: Any, what: str, columns: list[str]) -> pl.DataFrame:
         missing = [c for c in columns if c not in frame.columns]
@@ -235,7 +235,12 @@ def ranking_report(
     from lodestar_polars._report.ranking_report import ranking_report as _lp_report
     from lodestar_polars._report.serving import check_score_dtype
     from lodestar_polars.exceptions import InvalidParameterError
-    from lodestar_polars.spark import _MIN_PARTITION_ROWS, DEFAULT_PARTITION_ROWS, _pyspark, _quoted
+    from lodestar_polars.spark._common import (
+        _MIN_PARTITION_ROWS,
+        DEFAULT_PARTITION_ROWS,
+        _pyspark,
+        _quoted,
+    )
 
     functions = _pyspark()
     from pyspark.sql import DataFrame as SparkDataFrame

@@ -91,7 +91,7 @@ def _gates_of(args: argparse.Namespace, names: list[str]) -> list[tuple[_gates.G
     if not gates:
         return []
     parsed = parse_measures(names)
-    labels = [m.label for m in parsed if not m.measure.is_count]
+    labels = [m.label for m in parsed if not m.measure.is_count and not m.measure.is_text]
     out = []
     for gate in gates:
         if gate.flag == _gates.WORSE and not args.compare:
@@ -110,6 +110,9 @@ def _gates_of(args: argparse.Namespace, names: list[str]) -> list[tuple[_gates.G
                 raise _gates.GateError(msg) from None
             if label not in labels and parse_measures([gate.metric])[0].measure.is_count:
                 msg = f"{gate.text}: {label!r} is a count; counts are not gated or compared"
+                raise _gates.GateError(msg)
+            if label not in labels and parse_measures([gate.metric])[0].measure.is_text:
+                msg = f"{gate.text}: {label!r} is text; text is not gated or compared"
                 raise _gates.GateError(msg)
             if label not in labels:
                 msg = (
@@ -202,11 +205,17 @@ def _compare(args: argparse.Namespace, names: list[str]) -> int:
             raise ValueError(msg)
         parsed = parse_measures(names)
         per_query = {
-            label: _score_run(args, path, names) for label, path in zip(labels, paths, strict=True)
+            label: _score_run(args, path, names).select("qid", "measure", "value")
+            for label, path in zip(labels, paths, strict=True)
         }
         # counts (num_ret, num_rel, ...) are not compared; the means of the measures are, and
         # the geometric means (gm_map, gm_bpref: no per-query value, so no paired test) are not
-        measures = [m.label for m in parsed if not m.measure.is_count and m.measure.per_query]
+        # nor is text (relstring)
+        measures = [
+            m.label
+            for m in parsed
+            if not m.measure.is_count and not m.measure.is_text and m.measure.per_query
+        ]
         if not measures:
             msg = "--compare: no measure to compare (the counts num_q, num_ret, ... are not)."
             raise ValueError(msg)
@@ -243,7 +252,10 @@ def _runid(path: Path) -> str:
     return ""
 
 
-def _value(value: float, *, count: bool) -> str:
+def _value(value: float | None, text: str | None, *, count: bool) -> str:
+    """A value as trec_eval prints it: a count as an integer, text quoted, else 4 decimals."""
+    if value is None:  # relstring: m_relstring.c's '%s'
+        return f"'{text}'"
     return str(round(value)) if count else f"{value:.4f}"
 
 
@@ -291,31 +303,35 @@ def run(argv: Sequence[str]) -> int:
             f"{', '.join(NOT_OFFERED)}, which are not offered here",
             file=sys.stderr,
         )
+    if "text" not in result.columns:
+        result = result.with_columns(text=pl.lit(None, dtype=pl.String))
     summary = result.filter(pl.col("qid") == "all")
-    means = {measure: value for _, measure, value in summary.iter_rows()}
+    means = {measure: value for _, measure, value, _ in summary.iter_rows()}
     failures = [
         line
         for gate, label in rules
         if (line := _gates.threshold_failure(gate, f"run {args.run.name!r}", label, means[label]))
     ]
     status = _gates.report_failures
+    # csv and json: the frame lp.trec.evaluate returns (a text column where text is asked)
+    written = result if any(m.measure.is_text for m in parsed) else result.drop("text")
     if args.format == "csv":
-        sys.stdout.write(result.write_csv())
+        sys.stdout.write(written.write_csv())
         return status("lodestar-polars trec", failures, [g for g, _ in rules])
     if args.format == "json":
-        sys.stdout.write(result.write_json() + "\n")
+        sys.stdout.write(written.write_json() + "\n")
         return status("lodestar-polars trec", failures, [g for g, _ in rules])
     counts = {m.label: m.measure.is_count for m in parsed}  # printed as integers
     per_query = result.filter(pl.col("qid") != "all")
     out = [
-        f"{measure:<22}\t{qid}\t{_value(value, count=counts[measure])}"
-        for qid, measure, value in per_query.iter_rows()
+        f"{measure:<22}\t{qid}\t{_value(value, text, count=counts[measure])}"
+        for qid, measure, value, text in per_query.iter_rows()
     ]
     if wants_runid:
         out.append(f"{'runid':<22}\tall\t{runid}")
     out += [
-        f"{measure:<22}\t{qid}\t{_value(value, count=counts[measure])}"
-        for qid, measure, value in summary.iter_rows()
+        f"{measure:<22}\t{qid}\t{_value(value, text, count=counts[measure])}"
+        for qid, measure, value, text in summary.iter_rows()
     ]
     sys.stdout.write("".join(f"{line}\n" for line in out))
     return status("lodestar-polars trec", failures, [g for g, _ in rules])

@@ -19,7 +19,12 @@ from lodestar_polars._registry import (
 )
 from lodestar_polars.trec._files import first_non_utf8, read_qrels, read_run
 from lodestar_polars.trec._frames import Source, _check_frame, _lazy, _select
-from lodestar_polars.trec._measures import _check_positive_int, _computed, parse_measures
+from lodestar_polars.trec._measures import (
+    Measure,
+    _check_positive_int,
+    _computed,
+    parse_measures,
+)
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,7 @@ def evaluate(
         ``qid``, ``docno`` and ``score``, of the same kinds.
     measures : str or list of str, default="official"
         trec_eval measure names: every measure of trec_eval's ``all_trec``
-        but ``relstring`` (``num_q``, ``rbp``, ``rbp_resid``, ``unj``,
+        (``num_q``, ``relstring``, ``rbp``, ``rbp_resid``, ``unj``,
         ``map``, ``gm_map``, ``Rprec``, ``bpref``, ``recip_rank``,
         ``infAP``, ``G``, ``set_F``, ``utility``, ``num_nonrel_judged_ret``,
         ...: :data:`MEASURES`), and the cutoff measures ``P``, ``recall``,
@@ -186,7 +191,9 @@ def evaluate(
         ``"utility.2,-1,0,0"``, ``"set_F.0.5"`` and ``"11pt_avg..25,.5"``
         values, ``"ndcg.1=3,2=9"`` (and ``G``, ``ndcg_rel``, ``Rndcg``)
         gains per relevance level; ``"official"`` is trec_eval's default set
-        and ``"all_trec"`` every measure offered.  ``gm_map`` and ``gm_bpref``
+        and ``"all_trec"`` every measure offered (a measure of a set written
+        with parameters too, ``["all_trec", "relstring.20"]``, is computed
+        with those only, as in trec_eval).  ``gm_map`` and ``gm_bpref``
         have no per-query row; their ``all`` is trec_eval's geometric mean
         (each value floored at 1e-5).  ranx and
         ir_measures names are read too (``"ndcg@10"``, ``"map@100"``,
@@ -217,7 +224,11 @@ def evaluate(
         Long: ``qid`` (str), ``measure`` (str), ``value`` (f64); per-query rows
         by query id, then the ``all`` rows.  ``all`` is the mean over the
         evaluated queries, except ``num_ret``, ``num_rel``, ``num_rel_ret``
-        (sums) and ``num_q`` (the count, ``all`` only).
+        (sums) and ``num_q`` (the count, ``all`` only).  Where ``measures``
+        names a text measure (``relstring``, ``relstring.20``: the first
+        ranked documents' relevance as text, per query only), a fourth column
+        ``text`` (str) holds it, ``value`` null on its rows and ``text`` null
+        on the others; with ``wide=True`` it is a str column.
 
     Raises
     ------
@@ -323,39 +334,78 @@ def evaluate(
         float32_scores=bool(float32_scores),
     )
     queries, data = prepared.queries, prepared.data
-    # each measure's core, as its registry entry carries it: one value per query
-    values = np.array([_computed(m, data) for m in parsed], dtype=np.float64).reshape(
-        len(parsed), len(queries)
-    )
-    summary = [_aggregated(m.measure, column) for m, column in zip(parsed, values, strict=True)]
+    # each measure's core, as its registry entry carries it: one value (or text) per query
+    computed = [_computed(m, data) for m in parsed]
+    text = [m.measure.is_text for m in parsed]
+    summary = [
+        None if is_text else _aggregated(m.measure, column)
+        for m, column, is_text in zip(parsed, computed, text, strict=True)
+    ]
     labels = [m.label for m in parsed]
-    per_q = [i for i, m in enumerate(parsed) if m.measure.per_query]
     if wide:
-        columns: dict[str, Any] = {"qid": [*queries, "all"] if per_query else ["all"]}
-        for i, (m, total) in enumerate(zip(parsed, summary, strict=True)):
-            if not per_query:
-                column_values: list[float | None] = []
-            elif m.measure.per_query:
-                column_values = values[i].tolist()
-            else:  # num_q: the all row only
-                column_values = [None] * len(queries)
-            columns[m.label] = pl.Series([*column_values, total], dtype=pl.Float64)
-        return pl.DataFrame(columns)
-    all_rows = pl.DataFrame(
-        {"qid": ["all"] * len(labels), "measure": labels, "value": summary},
-        schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64},
+        return _wide(parsed, computed, summary, queries, per_query=per_query)
+    has_text = any(text)
+    in_all = [i for i, m in enumerate(parsed) if not m.measure.is_text]
+    all_rows = _long(
+        ["all"] * len(in_all),
+        [labels[i] for i in in_all],
+        [summary[i] for i in in_all],
+        None,
+        has_text=has_text,
     )
     if not per_query:
         return all_rows
-    q_rows = pl.DataFrame(
-        {
-            "qid": np.repeat(np.array(queries, dtype=object), len(per_q)),
-            "measure": [labels[i] for i in per_q] * len(queries),
-            "value": values[per_q].T.ravel(),
-        },
-        schema={"qid": pl.String, "measure": pl.String, "value": pl.Float64},
+    per_q = [i for i, m in enumerate(parsed) if m.measure.per_query]
+    n = len(queries)
+    values = np.zeros((len(per_q), n), dtype=np.float64)
+    texts = np.full((len(per_q), n), None, dtype=object)
+    for row, i in enumerate(per_q):  # one row per measure, not per query
+        if text[i]:
+            texts[row] = computed[i]
+        else:
+            values[row] = computed[i]
+    is_text = np.repeat(np.array([text[i] for i in per_q], dtype=bool)[None, :], n, axis=0)
+    q_rows = _long(
+        np.repeat(np.array(queries, dtype=object), len(per_q)),
+        [labels[i] for i in per_q] * n,
+        pl.Series(values.T.ravel()).scatter(np.flatnonzero(is_text.ravel()), None),
+        texts.T.ravel().tolist() if has_text else None,
+        has_text=has_text,
     )
     return pl.concat([q_rows, all_rows])
+
+
+def _long(qid: Any, measure: Any, value: Any, text: Any, *, has_text: bool) -> pl.DataFrame:
+    """The long frame: ``qid, measure, value`` (and ``text`` where a text measure is asked)."""
+    columns = {"qid": qid, "measure": measure, "value": value}
+    schema = {"qid": pl.String, "measure": pl.String, "value": pl.Float64}
+    if has_text:
+        columns["text"] = [None] * len(measure) if text is None else text
+        schema["text"] = pl.String
+    return pl.DataFrame(columns, schema=schema)
+
+
+def _wide(
+    parsed: list[Measure],
+    computed: list[np.ndarray],
+    summary: list[float | None],
+    queries: list[str],
+    *,
+    per_query: bool,
+) -> pl.DataFrame:
+    """One row per query (with ``per_query``) and ``all``; a column per measure."""
+    columns: dict[str, Any] = {"qid": [*queries, "all"] if per_query else ["all"]}
+    for m, values, total in zip(parsed, computed, summary, strict=True):
+        column_values: list[Any]
+        if not per_query:
+            column_values = []
+        elif m.measure.per_query:
+            column_values = values.tolist()
+        else:  # num_q: the all row only
+            column_values = [None] * len(queries)
+        dtype = pl.String if m.measure.is_text else pl.Float64
+        columns[m.label] = pl.Series([*column_values, total], dtype=dtype)
+    return pl.DataFrame(columns)
 
 
 def _aggregated(measure: TrecMeasure, values: np.ndarray) -> float:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -28,6 +29,9 @@ MEASURES: dict[str, tuple[int, ...] | None] = {
 (read from the metric registry, ``lodestar_polars._registry.TREC_MEASURES``)."""
 
 
+Written = Literal["params", "name", "set", "peer"]
+
+
 @dataclass(frozen=True)
 class Measure:
     """One measure to compute: trec_eval's measure, a cutoff, ndcg gains, and its printed name."""
@@ -38,6 +42,11 @@ class Measure:
     label: str
     values: tuple[float, ...] = ()
     """The numbers of ``params="levels"`` (one level) and ``params="values"`` measures."""
+    written: Written = "peer"
+    """How it was asked for: a trec_eval name with parameters (``P.5``, ``P_5``:
+    ``"params"``) or without (``P``: ``"name"``), a measure of ``official`` /
+    ``all_trec`` (``"set"``: replaced by the measure written with parameters, as in
+    trec_eval), or a ranx / ir_measures name (``"peer"``)."""
 
     @property
     def kind(self) -> str:
@@ -125,7 +134,10 @@ def _numbered(measure: TrecMeasure, params: str, text: str) -> list[Measure]:
         if len(set(levels)) != len(levels):
             msg = f"measure {text!r}: a level is given twice"
             raise ValueError(msg)
-        return [Measure(measure, None, None, f"{base}_{v:3.2f}", (v,)) for v in levels]
+        return [
+            Measure(measure, None, None, f"{base}_{v:3.2f}", (v,), written=_written(params))
+            for v in levels
+        ]
     values = tuple(_numbers(params, text)) if params else measure.default_values
     if measure.n_values is not None and len(values) != measure.n_values:
         msg = (
@@ -139,14 +151,23 @@ def _numbered(measure: TrecMeasure, params: str, text: str) -> list[Measure]:
             "order written)"
         )
         raise ValueError(msg)
-    return [Measure(measure, None, None, f"{base}_{params}" if params else base, values)]
+    label = f"{base}_{params}" if params else base
+    return [Measure(measure, None, None, label, values, written=_written(params))]
+
+
+def _written(params: str) -> Written:
+    return "params" if params else "name"
 
 
 def _parse_one(text: str) -> list[Measure]:
     if text in ("official", "all_trec"):
         # trec_eval's sets, as the registry flags them (of the measures offered here)
         chosen = [m for m in trec_offered() if (m.official if text == "official" else m.all_trec)]
-        return [parsed for m in chosen for parsed in _parse_one(m.name)]
+        return [
+            dataclasses.replace(parsed, written="set")
+            for m in chosen
+            for parsed in _parse_one(m.name)
+        ]
     # trec_eval names: "P", "P.5,10", "P_5", "ndcg.1=3,2=9", "ndcg_cut.10"
     base, dot, params = text.partition(".")
     if not dot:
@@ -159,16 +180,16 @@ def _parse_one(text: str) -> list[Measure]:
         if measure.params == "gains":
             gains = _gains(params, text) if params else None
             label = f"{base}_{params}" if params else base
-            return [Measure(measure, None, gains, label)]
+            return [Measure(measure, None, gains, label, written=_written(params))]
         if measure.params in ("levels", "values"):
             return _numbered(measure, params, text)
         if measure.params == "none":
             if params:
                 msg = f"measure {text!r}: {base} takes no parameters"
                 raise ValueError(msg)
-            return [Measure(measure, None, None, base)]
+            return [Measure(measure, None, None, base, written="name")]
         cutoffs = _cutoffs(params, text) if params else list(measure.default_cutoffs)
-        return [Measure(measure, k, None, f"{base}_{k}") for k in cutoffs]
+        return [Measure(measure, k, None, f"{base}_{k}", written=_written(params)) for k in cutoffs]
     # ranx / ir_measures names ("ndcg@10", "nDCG@10", "AP@100", "hit_rate@5", "Rprec"),
     # read through the metric registry: the trec_eval measure each metric is
     found = resolve(text)
@@ -218,6 +239,17 @@ def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
     --------
     >>> [m.label for m in parse_measures(["P.10,5", "map", "ndcg@10", "num_q"])]
     ['num_q', 'map', 'P_5', 'P_10', 'ndcg@10']
+
+    A measure of ``official`` or ``all_trec`` written with parameters too is
+    computed with those only, as in trec_eval (``-m all_trec -m relstring.20``
+    prints ``relstring_20`` and no ``relstring``); a bare name and parameters,
+    both written, give both:
+
+    >>> labels = [m.label for m in parse_measures(["all_trec", "relstring.20", "P.7"])]
+    >>> [x for x in labels if x.startswith(("P_", "relstring"))]
+    ['P_7', 'relstring_20']
+    >>> [m.label for m in parse_measures(["relstring", "relstring.20"])]
+    ['relstring', 'relstring_20']
     """
     if not isinstance(measures, (str, Sequence)):
         msg = f"`measures` must be a str or a list of str, got {measures!r}"
@@ -232,5 +264,10 @@ def parse_measures(measures: str | Sequence[str]) -> list[Measure]:
             msg = f"a measure name must be a str, got {text!r}"
             raise TypeError(msg)
         for m in _parse_one(text.strip()):
-            found[m.label] = m
-    return sorted(found.values(), key=lambda m: m.order)
+            if m.written != "set" or m.label not in found:
+                found[m.label] = m
+    # as trec_eval: a measure of a set that is also written with parameters is computed
+    # with those only (`all_trec` and `relstring.20`: relstring_20, no relstring)
+    given = {m.kind for m in found.values() if m.written == "params"}
+    kept = [m for m in found.values() if not (m.written == "set" and m.kind in given)]
+    return sorted(kept, key=lambda m: m.order)

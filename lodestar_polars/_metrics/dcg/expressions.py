@@ -1,11 +1,9 @@
-"""DCG and NDCG as Polars expressions (scikit-learn's ``dcg_score``/``ndcg_score``)."""
+"""`lp.dcg` and `lp.ndcg` as Polars expressions, and their `Metric` builders."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
-import numpy as np
 import polars as pl
 
 from lodestar_polars._base.deprecation import renamed
@@ -15,164 +13,31 @@ from lodestar_polars._core.dcg import normalized
 from lodestar_polars._core.discount import (
     DISCOUNTS,
     Discount,
-    cumulative_discount_table,
-    cut_discount,
 )
-from lodestar_polars._core.ir import exponential_gain
+from lodestar_polars._metrics.dcg.ideal import (
+    _UNROLLED_K,
+    _group_ideal_dcg,
+    _ideal_dcg,
+    _judged_ideal,
+    _slots_ideal,
+)
+from lodestar_polars._metrics.dcg.terms import (
+    _checks,
+    _dcg_value,
+    _gain,
+    _over_group,
+    _tie_averaged_dcg,
+)
 from lodestar_polars._metrics.expr import (
     Check,
-    Fields,
     Metric,
-    as_float,
     as_score,
-    discount_at,
-    empty_check,
-    finite_checks,
-    over_rows,
-    parse_into_expr,
-    row_index,
-    tie_averaged_terms,
 )
-from lodestar_polars._metrics.ties import Ties, later_row_first, tie_rule
+from lodestar_polars._metrics.ties import tie_rule
 from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
-GAINS = ("linear", "exponential")
 NDCG_DENOMINATORS = ("ideal", "k")
-
-
-def _gain(y_true: IntoExprColumn, gain: object, caller: str) -> tuple[pl.Expr, tuple[Check, ...]]:
-    """The gain of each row as Float64 (the relevance, or ``2 ** relevance - 1``) and its checks.
-
-    The checks read the relevance as given, not the gain: ``2 ** -inf - 1`` is
-    a finite -1, and an infinite relevance must be refused under every gain,
-    for the reason scikit-learn gives.  A finite relevance whose exponential
-    gain overflows Float64 is refused in the same words.
-    """
-    check_option(gain, "gain", caller, GAINS)
-    relevance = as_float(y_true)
-    checks = finite_checks(relevance, "y_true")
-    if gain == "linear":
-        return relevance, checks
-    g = exponential_gain(relevance)
-    # a relevance whose gain overflows (2 ** 1024) is "a value too large", in the same words
-    null, nan, infinite = checks
-    overflow = g.is_infinite()  # an infinite relevance is in the null rule's row flag already
-    return g, (
-        null,
-        nan,
-        Check((overflow | relevance.is_infinite()).any(), infinite.message, overflow),
-    )
-
-
-def _checks(gain_checks: tuple[Check, ...], score: pl.Expr) -> tuple[Check, ...]:
-    """The opening checks of :func:`input_checks`, with the relevance's own from :func:`_gain`."""
-    return (empty_check(), *gain_checks, *finite_checks(score, "y_score"))
-
-
-def _dcg_value(
-    gain: pl.Expr,
-    score: pl.Expr,
-    *,
-    k: int | None,
-    log_base: float,
-    ignore_ties: bool,
-    ties: Ties,
-    discount: Discount = "log",
-) -> pl.Expr:
-    if ignore_ties:
-        ordered = later_row_first(gain, score)
-    elif ties.averaged:
-        return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k, discount))
-    else:
-        ordered = ties.order(gain)
-    return (ordered * discount_at(log_base, k, discount)(row_index())).sum()
-
-
-def _over_group(gain: pl.Expr, score: pl.Expr, value: Callable[[Fields], pl.Expr]) -> pl.Expr:
-    """``value`` of the group's rows (fields ``gain`` and ``score``), evaluated in ``list.eval``."""
-    return over_rows({"gain": gain, "score": score}, value).list.first()
-
-
-def _tie_averaged_dcg(log_base: float, k: int | None, discount: Discount = "log") -> pl.Expr:
-    """Tie-averaged DCG of the group's rows, in :func:`over_rows` (fields ``gain``, ``score``).
-
-    Each row's share, summed in row order.  With ``k`` only the rows scoring
-    at least the ``k``-th highest score can weigh (every other row has ``k`` or
-    more rows above it, its discounts cut to 0): the shares are those rows',
-    from :func:`tie_averaged_terms`, and the zero shares of the others are not
-    added (docs/performance.md, "The expression path").
-    """
-    return tie_averaged_terms(pl.element(), log_base, k, discount).sum()
-
-
-def _ideal_dcg(gain: pl.Expr, *, k: int | None, discount: Discount = "log") -> pl.Expr:
-    return (gain.sort(descending=True) * discount_at(2.0, k, discount)(row_index())).sum()
-
-
-def _slots_ideal(k: int, discount: Discount) -> pl.Expr:
-    """``denominator="k"``: the DCG of ``k`` rows of gain 1, one constant (RecTools' ideal).
-
-    A Series literal, not a scalar one: Polars divides a group aggregate by a
-    scalar float literal as a product with its reciprocal.
-    """
-    with np.errstate(divide="ignore"):
-        ideal = float(cumulative_discount_table(k, 2.0, k, discount)[k])
-    return pl.lit(pl.Series([ideal])).first()
-
-
-_UNROLLED_K = 32  # the largest k whose ideal DCG is a sum written out term by term
-_POSITION = "__lodestar_position_"
-
-
-def _group_ideal_dcg(gain: pl.Expr, *, k: int, discount: Discount = "log") -> pl.Expr:
-    """:func:`_ideal_dcg` of the group's gains, one value per group, for ``k <= _UNROLLED_K``.
-
-    The gains are sorted as one list per group (a list sort costs a fraction
-    of a sort inside ``list.eval``) and its first ``k`` entries, as struct
-    fields, are weighted and added one after the other: the terms and the
-    order of :func:`_ideal_dcg`'s sum, without its zero terms past ``k`` (a
-    group shorter than ``k`` has null fields, 0).
-    """
-    names = [f"{_POSITION}{i}" for i in range(k)]
-    with np.errstate(divide="ignore"):  # discount_at's table, entry for entry
-        table = cut_discount(np.arange(k + 1, dtype=np.float64), 2.0, k, discount)
-    terms = [pl.field(name).fill_null(0.0) * float(table[i]) for i, name in enumerate(names)]
-    total = terms[0]
-    for term in terms[1:]:
-        total = total + term
-    ranked = gain.implode().list.sort(descending=True).list.to_struct(fields=names)
-    return ranked.struct.with_fields(total.alias(_TOTAL)).struct.field(_TOTAL)
-
-
-_TOTAL = "__lodestar_total"
-
-
-def _judged_ideal(
-    judged: IntoExprColumn, gain: str, k: int | None, discount: Discount = "log"
-) -> tuple[pl.Expr, tuple[Check, ...]]:
-    """The ideal DCG of a group's judged relevances (a list per group), and its rules.
-
-    trec_eval's ideal: every judged document of the query, retrieved or not,
-    its positive gains in the best order, cut at ``k`` (:func:`_ideal_dcg` of
-    them).  The list is the same on every row of the group.
-    """
-    lists = parse_into_expr(judged)
-    relevance = pl.element().cast(pl.Float64)
-    g = exponential_gain(relevance) if gain == "exponential" else relevance
-    # only positive gains count (an unjudged -1, or a negative gain, adds 0)
-    positive = g.clip(lower_bound=0.0)
-    ideal = lists.first().list.eval(_ideal_dcg(positive, k=k, discount=discount)).list.first()
-    bad = lists.first().list.eval(~relevance.is_finite() | relevance.is_null()).list.any()
-    checks = (
-        Check(lists.first().is_null(), pl.lit("Input judged contains null.")),
-        Check(lists.n_unique() > 1, pl.lit("judged must hold one list per group.")),
-        Check(
-            bad.fill_null(False),
-            pl.lit("judged relevances must be finite numbers (no null, NaN or infinity)."),
-        ),
-    )
-    return ideal, checks
 
 
 def _document_count_check() -> Check:

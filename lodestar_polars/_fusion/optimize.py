@@ -1,0 +1,254 @@
+"""lp.optimize_fusion: ranx's weight and parameter search on training queries."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from lodestar_polars._base.validation import (
+    check_column,
+    check_columns,
+    check_frame,
+    check_real,
+    select_roles,
+)
+from lodestar_polars._fusion.fusion import _fused, _ordered
+from lodestar_polars._fusion.inputs import (
+    _P,
+    _POS,
+    _R,
+    WEIGHTED,
+    _check_method,
+    _check_norm,
+    _Input,
+    _prepared,
+)
+from lodestar_polars._fusion.learned import LEARNED, train
+from lodestar_polars.exceptions import InvalidParameterError
+
+#: ranx's search grids per method: (parameter, first, last, default step)
+_GRIDS: dict[str, tuple[str, float, float, float]] = {
+    "rrf": ("k", 10, 100, 10),
+    "rbc": ("phi", 0.01, 1.0, 0.01),
+    "logn_isr": ("sigma", 0.01, 1.0, 0.01),
+    "gmnz": ("gamma", 0.01, 1.0, 0.01),
+}
+
+
+def _weight_trials(step: float, n_runs: int) -> list[tuple[float, ...]]:
+    """ranx's ``get_trial_configs``: weights on a grid of ``step`` whose Python sum is 1.0.
+
+    The sum is Python's, left to right, compared with ``== 1.0``: as in ranx, a
+    combination whose floating-point sum is not exactly 1.0 (0.1 + 0.2 + 0.7) is
+    not tried.
+    """
+    digits = str(step)[::-1].find(".")
+    grid = [round(float(x), digits) for x in np.arange(0, 1 + step, step)]
+    return [seq for seq in itertools.product(*[grid] * n_runs) if sum(seq) == 1.0]
+
+
+def _param_trials(method: str, step: float | None) -> tuple[str, list[float]]:
+    name, low, high, default = _GRIDS[method]
+    size = default if step is None else step
+    if method == "rrf":
+        return name, [float(v) for v in range(int(low), int(high) + 1, int(size))]
+    digits = str(size)[::-1].find(".")
+    return name, [round(float(x), digits) for x in np.arange(low, high + size, size)]
+
+
+def optimize_fusion(
+    qrels: Any,
+    runs: Any,
+    *,
+    method: str,
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr,
+    run: str | pl.Expr = "run",
+    step: float | None = None,
+) -> dict[str, Any]:
+    r"""Search a fusion's weights (or its parameter) on training queries, as ranx does.
+
+    Parameters
+    ----------
+    qrels : polars.DataFrame, polars.LazyFrame or Arrow data
+        The judgments of the training queries: ``by`` columns, ``item`` and ``y_true``
+        (a relevance; 0 or below is not relevant).
+    runs : polars.DataFrame, polars.LazyFrame, Arrow data, or a mapping of them
+        The runs, as :func:`fuse` takes them.
+    method : str
+        A method with something to search: ``"wsum"``, ``"wmnz"``, ``"mixed"``,
+        ``"w_bordafuse"``, ``"w_condorcet"`` (the weights), ``"rrf"`` (``k``),
+        ``"rbc"`` (``phi``), ``"logn_isr"`` (``sigma``) or ``"gmnz"`` (``gamma``); or a
+        learned method, trained on ``qrels``: ``"posfuse"`` (each run's probability of
+        relevance per position) or ``"mapfuse"`` (each run's MAP), ``metric`` unused.
+    norm : str or None, default "min-max"
+        As in :func:`fuse`.
+    metric : str, default "ndcg"
+        The metric maximised, a ranx name :func:`lodestar_polars.evaluate` reads
+        (``"ndcg@10"``, ``"map@100"``, ``"mrr"``, ...), averaged over the queries of
+        ``qrels``, with ranx's rules: the fused order with equal scores in order of
+        first appearance, the relevant count and NDCG's ideal from ``qrels``.
+    by, item, y_score, run
+        As in :func:`fuse`; ``by`` and ``item`` name the same columns in ``qrels``.
+    y_true : str or polars.Expr
+        The relevance column of ``qrels``.
+    step : float, optional
+        The grid's step: for the weights each run's weight runs over
+        ``0, step, ..., 1`` and the weights must sum to 1 (ranx's default 0.1);
+        ``k`` runs over 10..100 (default step 10), ``phi``, ``sigma``, ``gamma`` over
+        0.01..1.0 (default step 0.01).
+
+    Returns
+    -------
+    dict
+        The best parameter as ranx returns it: ``{"weights": {run: weight, ...}}``,
+        or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``;
+        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` or
+        ``{"map_scores": {run: map}}``. Pass it on: ``lp.fuse(runs, method=..., **best)``.
+        Ties of the metric go to the last configuration tried, as in ranx
+        (``score >= best_score``).
+
+    Raises
+    ------
+    InvalidParameterError
+        A method with nothing to search, an unknown ``norm`` or ``metric``, a ``step``
+        that is not positive, a role that is not a column.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import lodestar_polars as lp
+    >>> runs = pl.DataFrame(
+    ...     {
+    ...         "run": ["a"] * 3 + ["b"] * 3,
+    ...         "query": ["q1"] * 6,
+    ...         "doc": ["d1", "d2", "d3", "d3", "d2", "d1"],
+    ...         "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0],
+    ...     }
+    ... )
+    >>> qrels = pl.DataFrame({"query": ["q1"], "doc": ["d3"], "rel": [1]})
+    >>> lp.optimize_fusion(
+    ...     qrels, runs, method="wsum", metric="mrr", by="query", item="doc",
+    ...     y_score="score", y_true="rel",
+    ... )
+    {'weights': {'a': 0.4, 'b': 0.6}}
+
+    After min-max, d3 scores ``w_b`` and d1 ``w_a``: d3 is first whenever ``w_b > 0.5``;
+    of those trials, ranx's rule keeps the last one tried, (0.4, 0.6).
+    """
+    from lodestar_polars._evaluate.evaluate import evaluate
+    from lodestar_polars._registry import resolve, unknown_metric_message
+
+    caller = "optimize_fusion"
+    name = _check_method(method, caller)
+    if name not in WEIGHTED and name not in _GRIDS and name not in LEARNED:
+        msg = (
+            f"The 'method' parameter of {caller} must be a method with weights or a parameter "
+            f"to search, or a learned one, one of {sorted(WEIGHTED | set(_GRIDS) | set(LEARNED))}. "
+            f"Got {method!r} instead."
+        )
+        raise InvalidParameterError(msg)
+    norm_name = _check_norm(norm, name, caller)
+    resolved = resolve(metric) if isinstance(metric, str) else None
+    if resolved is None:
+        msg = f"The 'metric' parameter of {caller}: {unknown_metric_message(metric)}"
+        raise InvalidParameterError(msg)
+    judged_roles: dict[str, str] = {}
+    if step is not None:
+        value = check_real(step, "step", caller, allow_none=False)
+        assert value is not None
+        if value <= 0 or (name == "rrf" and value != int(value)):
+            rule = "a positive int" if name == "rrf" else "a positive real number"
+            msg = f"The 'step' parameter of {caller} must be {rule}. Got {step!r} instead."
+            raise InvalidParameterError(msg)
+    truth = check_column(y_true, "y_true", caller)
+    assert truth is not None
+    data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)
+    judged_source, _ = check_frame(qrels, "qrels", caller)
+    key_exprs = check_columns(by, "by", caller)
+    item_expr = check_column(item, "item", caller)
+    assert item_expr is not None
+    select_roles(
+        judged_source, {"by": key_exprs, "item": [item_expr], "y_true": [truth]}, "qrels", caller
+    )
+    keys, rel = data.keys, f"{_P}rel"
+    judged = judged_source.select(*key_exprs, item_expr, truth.alias(rel)).collect()
+    per_query = judged.group_by(keys).agg(
+        (pl.col(rel) > 0).sum().alias(f"{_P}nrel"), pl.col(rel).alias(f"{_P}judged")
+    )
+    n_queries = per_query.height
+    if resolved.spec.judged:
+        judged_roles["n_relevant"] = f"{_P}nrel"
+    if resolved.spec.judged_ideal:
+        judged_roles["judged"] = f"{_P}judged"
+    prepared = _prepared(data, norm_name).collect().lazy()
+    if name in LEARNED:
+        return train(
+            prepared.collect(),
+            method=name,
+            keys=keys,
+            item=data.item,
+            runs=data.runs,
+            judged=judged,
+            rel=rel,
+            per_query=per_query,
+            cols=(_R, _POS),
+        )
+    if name in WEIGHTED:
+        label = "weights"
+        trials: list[Any] = _weight_trials(0.1 if step is None else float(step), len(data.runs))
+    else:
+        label, trials = _param_trials(name, step)
+    best: Any = None
+    best_score = 0.0
+    for trial in trials:
+        weights = list(trial) if name in WEIGHTED else None
+        params = {} if name in WEIGHTED else {label: trial}
+        fused = _ordered(
+            _fused(
+                prepared,
+                keys=keys,
+                item=data.item,
+                method=name,
+                norm=norm_name,
+                n_runs=len(data.runs),
+                weights=weights,
+                params=params,
+            ),
+            keys,
+            data.item,
+            data.score,
+        ).collect()
+        frame = (
+            fused.join(judged, on=[*keys, data.item], how="left", maintain_order="left")
+            .with_columns(pl.col(rel).fill_null(0))
+            .join(per_query, on=keys, how="inner", maintain_order="left")
+        )
+        scores = evaluate(  # type: ignore[call-overload]
+            frame,
+            [metric],
+            by=keys,
+            y_true=rel,
+            y_score=data.score,
+            ties="input",
+            strict=False,
+            **judged_roles,
+        )
+        score = float(scores[metric].fill_null(0.0).sum()) / n_queries if n_queries else 0.0
+        if score >= best_score:
+            best_score, best = score, trial
+    if name in WEIGHTED:
+        return {"weights": dict(zip(data.runs, best, strict=True))}
+    value = int(best) if name == "rrf" else best
+    return {label: value}
+
+
+__all__ = ["optimize_fusion"]

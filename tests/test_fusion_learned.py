@@ -1,0 +1,125 @@
+"""ranx's learned fusions (posfuse, mapfuse): training and fusion against ranx 0.3.21.
+
+corpus/generate_fusion.py froze ranx's ``optimize_fusion`` (the training) and ``fuse`` with
+what it learned, on the ``uniform`` dataset and its qrels, under four normalisations;
+one small example by hand below.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+
+DATA = Path(__file__).resolve().parents[1] / "corpus" / "data" / "fusion.json"
+
+
+@cache
+def _corpus() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(DATA.read_text())
+    return loaded
+
+
+def _frame(dataset: str) -> pl.DataFrame:
+    rows = _corpus()["datasets"][dataset]
+    return pl.DataFrame(rows, schema=["run", "query", "doc", "score"], orient="row")
+
+
+LEARNED = _corpus()["learned"]
+ROLES: dict[str, Any] = {"by": "query", "item": "doc", "y_score": "score"}
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("case", LEARNED, ids=[f"{c['method']}-{c['norm']}" for c in LEARNED])
+def test_training_and_fusion_equal_ranx(case: dict[str, Any]) -> None:
+    qrels = pl.DataFrame(_corpus()["qrels"], schema=["query", "doc", "rel"], orient="row")
+    runs = _frame(case["dataset"])
+    trained = lp.optimize_fusion(
+        qrels, runs, method=case["method"], norm=case["norm"], y_true="rel", **ROLES
+    )
+    [(key, want)] = case["trained"].items()
+    assert list(trained) == [key]
+    assert trained[key].keys() == want.keys()
+    for run, value in want.items():
+        got = trained[key][run]
+        if key == "probs":
+            assert len(got) == len(value), run
+            assert all(_close(g, v) for g, v in zip(got, value, strict=True)), run
+        else:
+            assert _close(got, value), run
+    fused = lp.fuse(runs, method=case["method"], norm=case["norm"], **trained, **ROLES)
+    expected = {(q, d): s for q, d, s in case["expected"]}
+    got_rows = {(q, d): s for q, d, s in fused.rows()}
+    assert got_rows.keys() == expected.keys()
+    for k, v in expected.items():
+        assert _close(got_rows[k], v), (k, got_rows[k], v)
+
+
+RUNS = pl.DataFrame(
+    {
+        "run": ["a"] * 3 + ["b"] * 3 + ["a", "b"],
+        "query": ["q1"] * 6 + ["q2", "q2"],
+        "doc": ["d1", "d2", "d3", "d3", "d2", "d1", "d1", "d2"],
+        "score": [3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 1.0, 1.0],
+    }
+)
+QRELS = pl.DataFrame({"query": ["q1", "q2"], "doc": ["d3", "d1"], "rel": [1, 2]})
+
+
+def test_posfuse_by_hand() -> None:
+    # run a: q1 d1 d2 d3 (d3 relevant: hits 0 0 1), q2 d1 (relevant: hit 1)
+    #   position 0: (0 + 1) / 2 lists; position 1: 0 / 1; position 2: 1 / 1
+    # run b: q1 d3 d2 d1 (hits 1 0 0), q2 d2 (hit 0): position 0: (1 + 0) / 2, 1: 0, 2: 0
+    trained = lp.optimize_fusion(QRELS, RUNS, method="posfuse", y_true="rel", **ROLES)
+    assert trained == {"probs": {"a": [0.5, 0.0, 1.0], "b": [0.5, 0.0, 0.0]}}
+    # fused: each document's probability at its position in each run, summed
+    fused = lp.fuse(RUNS, method="posfuse", **trained, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    assert got == {
+        ("q1", "d1"): 0.5 + 0.0,
+        ("q1", "d2"): 0.0 + 0.0,
+        ("q1", "d3"): 1.0 + 0.5,
+        ("q2", "d1"): 0.5,
+        ("q2", "d2"): 0.5,
+    }
+    # ranx's own form, NumPy arrays, is taken too
+    arrays = {run: np.asarray(p) for run, p in trained["probs"].items()}
+    again = lp.fuse(RUNS, method="posfuse", probs=arrays, **ROLES)
+    assert again.equals(fused)
+    # a position past the learned ones scores 0
+    short = lp.fuse(RUNS, method="posfuse", probs={"a": [0.5], "b": [0.25]}, **ROLES)
+    got = {(q, d): s for q, d, s in short.rows()}
+    assert got[("q1", "d3")] == 0.0 + 0.25
+    assert got[("q1", "d1")] == 0.5 + 0.0
+
+
+def test_mapfuse_by_hand() -> None:
+    # run a: q1 AP 1/3 (d3 at rank 3), q2 AP 1 -> MAP (1/3 + 1) / 2
+    # run b: q1 AP 1 (d3 at rank 1), q2 AP 0 (d1 not retrieved) -> MAP 1/2
+    trained = lp.optimize_fusion(QRELS, RUNS, method="mapfuse", y_true="rel", **ROLES)
+    map_a, map_b = (1 / 3 + 1) / 2, 0.5
+    assert _close(trained["map_scores"]["a"], map_a)
+    assert _close(trained["map_scores"]["b"], map_b)
+    # fused: MAP / (position + 1), summed over the runs holding the document
+    fused = lp.fuse(RUNS, method="mapfuse", map_scores={"a": map_a, "b": map_b}, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    want = {
+        ("q1", "d1"): map_a / 1 + map_b / 3,
+        ("q1", "d2"): map_a / 2 + map_b / 2,
+        ("q1", "d3"): map_a / 3 + map_b / 1,
+        ("q2", "d1"): map_a / 1,
+        ("q2", "d2"): map_b / 1,
+    }
+    assert got.keys() == want.keys()
+    assert all(_close(got[k], v) for k, v in want.items())
