@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
+import importlib.util
 import itertools
-import json
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,54 +30,24 @@ from lodestar_polars._metrics.beyond import (
 )
 from lodestar_polars._metrics.expr import Metric
 
-CORPUS = json.loads((Path(__file__).parents[1] / "corpus" / "beyond_accuracy.json").read_text())
-KS = sorted(int(k) for k in CORPUS["results"])
-TOL = 1e-12
+
+def _load_shared() -> Any:
+    """``tests/_beyond.py``, by path (``--import-mode=importlib`` puts no test dir on sys.path)."""
+    name = "_lodestar_tests_beyond"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_beyond.py"))
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
-def _served() -> pl.DataFrame:
-    """The example's served rows with every per-row input joined on."""
-    train = pl.DataFrame(CORPUS["train"], schema=["user", "item"], orient="row")
-    test = pl.DataFrame(CORPUS["test"], schema=["user", "item"], orient="row")
-    reco = pl.DataFrame(CORPUS["reco"], schema=["user", "item", "rank"], orient="row")
-    n_users = train["user"].n_unique()
-    n_items = CORPUS["n_items"]
-    pop = lp.item_popularity(train, by="user", item="item")
-    items = pl.DataFrame(
-        {
-            "item": range(n_items),
-            "category": CORPUS["category"],
-            "embedding": CORPUS["embedding"],
-        }
-    )
-    return (
-        reco.join(pop, on="item", how="left")
-        .join(items, on="item")
-        .join(test.with_columns(hit=pl.lit(1)), on=["user", "item"], how="left")
-        .with_columns(
-            score=-pl.col("rank"),
-            hit=pl.col("hit").fill_null(0),
-            users=pl.col("users").fill_null(0),
-            # RecTools' novelty counts a cold item as one user, its ARP as none
-            p_novelty=pl.col("popularity").fill_null(1 / n_users),
-            count=pl.col("users").fill_null(0).cast(pl.Float64),
-            popularity_rank=pl.col("popularity_rank").fill_null(n_items + 1),
-        )
-        .sort("user", "rank")
-    )
-
-
-SERVED = _served()
-
-
-def _per_user(*exprs: pl.Expr) -> pl.DataFrame:
-    return SERVED.group_by("user").agg(*exprs).sort("user")
-
-
-def _close(got: list[float], want: list[float]) -> None:
-    assert len(got) == len(want)
-    for g, w in zip(got, want, strict=True):
-        assert abs(g - w) <= TOL, (got, want)
+_shared = _load_shared()
+CORPUS, KS, SERVED, TOL = _shared.CORPUS, _shared.KS, _shared.SERVED, _shared.TOL
+_close, _per_user = _shared._close, _shared._per_user
 
 
 @pytest.mark.parametrize("k", KS)
@@ -352,45 +322,6 @@ def test_refused_lists_are_null() -> None:
     assert out["intra_list_diversity"].to_list() == [None, None]  # a zero vector; a wrong dim
 
 
-# --- the registry's entries
-
-
-def test_the_registry_entries_are_the_public_functions() -> None:
-    from lodestar_polars._registry import LIST_MEASURES, direction
-
-    assert [m.name for m in LIST_MEASURES] == [
-        "novelty",
-        "average_recommended_popularity",
-        "intra_list_diversity",
-        "serendipity",
-        "personalisation",
-    ]
-    for measure in LIST_MEASURES:
-        assert getattr(lp, measure.name) is measure.function
-        assert direction(f"{measure.name}@10") == measure.direction
-        for parameter in measure.inputs:
-            assert parameter in inspect.signature(measure.function).parameters
-    by = {m.name: m for m in LIST_MEASURES}
-    assert by["intra_list_diversity"].display(10) == "ILD@10"
-    assert by["average_recommended_popularity"].display() == "ARP"
-    assert by["average_recommended_popularity"].direction is None
-
-
-@pytest.mark.parametrize("k", KS)
-def test_values_lie_in_the_registry_range(k: int) -> None:
-    from lodestar_polars._registry import LIST_MEASURES_BY_NAME as BY
-
-    res = CORPUS["results"][str(k)]
-    checks = {
-        "novelty": res["novelty"],
-        "intra_list_diversity": res["ild_category"] + res["ild_cosine_pdist"],
-        "serendipity": res["serendipity"],
-        "personalisation": [res["personalisation_sets"]],
-    }
-    for name, values in checks.items():
-        assert all(v in BY[name].value_range for v in values), name
-
-
 REFUSALS_PAGE = (Path(__file__).parents[1] / "docs" / "refusals.md").read_text(encoding="utf-8")
 
 
@@ -408,6 +339,13 @@ def _raised(call: Callable[[], object]) -> str:
 
 ONE = pl.DataFrame({"u": [1, 1], "p": [0.5, 0.0], "s": [2.0, 1.0]})
 EMB = pl.DataFrame({"u": [1, 1], "v": [[1.0, 0.0], [0.0, 0.0]], "s": [2.0, 1.0]})
+
+
+def _evaluated(names: list[str], **given: Any) -> str:
+    frame = pl.DataFrame(
+        {"u": [1, 1], "t": [1, 0], "s": [2.0, 1.0], "p": [0.5, 0.5], "g": ["a", "b"]}
+    ).with_columns(v=pl.lit([1.0, 0.0]))
+    return _raised(lambda: lp.evaluate(frame, names, by="u", y_true="t", y_score="s", **given))
 
 
 REFUSAL_CASES: dict[str, Callable[[], str]] = {
@@ -431,6 +369,11 @@ REFUSAL_CASES: dict[str, Callable[[], str]] = {
         EMB.with_columns(v=pl.Series([[1.0], [1.0, 2.0]])),
     ),
     "zero norm": lambda: _why(intra_list_diversity_metric("s", feature="v", dim=2), EMB),
+    "evaluate missing popularity": lambda: _evaluated(["novelty@10"]),
+    "evaluate missing n_items": lambda: _evaluated(["serendipity@10"], popularity_rank="p"),
+    "evaluate unread popularity": lambda: _evaluated(["ndcg"], popularity="p"),
+    "evaluate list without dim": lambda: _evaluated(["ild@10"], feature="v"),
+    "evaluate dim on a category": lambda: _evaluated(["ild(dim=2)"], feature="g"),
     "dim option": lambda: _raised(lambda: lp.intra_list_diversity("s", feature="v", dim=0)),
     "one list": lambda: _raised(lambda: lp.personalisation(ONE, by="u", item="p", y_score="s")),
     "repeated item": lambda: _raised(

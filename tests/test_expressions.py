@@ -906,19 +906,22 @@ def test_evaluate_weights_summing_to_zero_raise() -> None:
     [
         (
             "foo",
-            "unknown metric 'foo': expected a name among ['AP', 'Bpref', 'ERR', 'IPrec', "
-            "'Judged', 'P', 'R', 'RBP', 'RR', 'Rprec', 'Success', 'ap', 'auc', "
+            "unknown metric 'foo': expected a name among ['AP', 'AvgRecPopularity', 'Bpref', "
+            "'ERR', 'IPrec', 'IntraListDiversity', 'Judged', 'MeanInvUserFreq', 'P', 'R', "
+            "'RBP', 'RR', 'Rprec', 'Serendipity', 'Success', 'ap', 'arp', 'auc', "
             "'average_precision', 'average_precision_at_k', "
-            "'average_precision_score', 'bpref', 'brier', 'brier_score', 'brier_score_loss', "
+            "'average_precision_score', 'average_recommended_popularity', 'bpref', 'brier', "
+            "'brier_score', 'brier_score_loss', "
             "'coverage_error', 'dcg', 'dcg_burges', 'dcg_score', 'ece', 'ece_quantile', 'err', "
             "'expected_calibration_error', 'expected_calibration_error_quantile', "
-            "'hit_rate', 'infAP', 'inferred_average_precision', 'interpolated_precision', "
-            "'iprec_at_recall', 'judged', 'label_ranking_average_precision', "
+            "'hit_rate', 'ild', 'infAP', 'inferred_average_precision', 'interpolated_precision', "
+            "'intra_list_diversity', 'iprec_at_recall', 'judged', "
+            "'label_ranking_average_precision', "
             "'label_ranking_average_precision_score', 'label_ranking_loss', 'log_loss', 'lrap', "
             "'map', 'map_cut', 'mrr', 'nDCG', 'ndcg', 'ndcg_burges', 'ndcg_cut', 'ndcg_score', "
-            "'precision', 'r-precision', 'r_precision', 'rbp', 'recall', 'recip_rank', "
-            "'reciprocal_rank', 'roc_auc', 'roc_auc_score', 'rr', 'success', "
-            "'top_k_accuracy', 'top_k_accuracy_score'], optionally followed by @k "
+            "'novelty', 'precision', 'r-precision', 'r_precision', 'rbp', 'recall', "
+            "'recip_rank', 'reciprocal_rank', 'roc_auc', 'roc_auc_score', 'rr', 'serendipity', "
+            "'success', 'top_k_accuracy', 'top_k_accuracy_score'], optionally followed by @k "
             "for a cutoff (e.g. 'ndcg@10'), or a trec_eval name with its cutoff after a dot "
             "(e.g. 'P.10', 'ndcg_cut.10')",
         ),

@@ -210,6 +210,10 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "item": NOT_A_COLUMN,
             "n_relevant": NOT_A_COLUMN,
             "judged": NOT_A_COLUMN,
+            "popularity": NOT_A_COLUMN,
+            "feature": NOT_A_COLUMN,
+            "popularity_rank": NOT_A_COLUMN,
+            "n_items": 0,
             "strict": "no",
             "mean": 1,
             "batch_rows": 0,
@@ -429,6 +433,19 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
         },
         None,
     ),
+    "item_popularity": _Case(
+        LOG,
+        {"by": "user", "item": "item"},
+        {"by": NOT_A_COLUMN, "item": NOT_A_COLUMN},
+        None,
+    ),
+    "personalisation": _Case(
+        LOG,
+        {"by": "user", "item": "item", "y_score": "s", "k": 2},
+        {"by": NOT_A_COLUMN, "item": NOT_A_COLUMN, "y_score": NOT_A_COLUMN, "k": 0},
+        float,
+        "one number over every list (the lists compared with each other), not a frame of rows",
+    ),
     "off_policy": _Case(
         PROPENSITIES,
         {"y_true": "y", "propensity": "p_log", "target": "p_new", "by": "user", "n_resamples": 20},
@@ -499,7 +516,20 @@ def test_a_lazy_frame_in_gives_a_lazy_frame_out(name: str, tmp_path: Path) -> No
 
 #: the parameters that play a column role (a name or a Polars expression, issue 19)
 ROLE_PARAMETERS = frozenset(
-    {"by", "item", "y_true", "y_score", "y_prob", "groups", "weight", "cohort", "metrics"}
+    {
+        "by",
+        "item",
+        "y_true",
+        "y_score",
+        "y_prob",
+        "groups",
+        "weight",
+        "cohort",
+        "metrics",
+        "popularity",
+        "feature",
+        "popularity_rank",
+    }
 )
 _ROLE_CASES = [
     (name, role)

@@ -88,6 +88,34 @@ def _tie_rule(spec: MetricSpec) -> dict[str, Any]:
     return {} if spec.averaged_ties else {"ties": "input"}
 
 
+#: the columns of the inputs a beyond-accuracy entry reads besides y_true and y_score
+#: (MetricSpec.inputs: novelty's popularity, ILD's feature, serendipity's popularity rank
+#: and catalogue size); every other entry reads none, and is given none
+INPUTS = {"popularity": "pop", "feature": "feat", "popularity_rank": "prank"}
+N_ITEMS = 6
+
+
+def _inputs(spec: MetricSpec) -> dict[str, Any]:
+    """``lp.evaluate``'s keywords for the inputs the metric reads (none for most)."""
+    return {role: N_ITEMS if role == "n_items" else INPUTS[role] for role in spec.inputs}
+
+
+def _input_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame with a popularity in (0, 1], a category and a popularity rank per row."""
+    row = pl.int_range(pl.len())
+    return frame.with_columns(pop=((row * 7) % 10 + 1) / 10, feat=row % 3, prank=row % N_ITEMS + 1)
+
+
+def _expression(spec: MetricSpec, **options: Any) -> pl.Expr:
+    """The metric's public expression over ``t``, ``s`` and its inputs' columns.
+
+    The beyond-accuracy expressions that read no truth take the scores first
+    (``lp.novelty(y_score, *, popularity=)``: ``reads_y_true=False``).
+    """
+    data = ("t", "s") if spec.reads_y_true else ("s",)
+    return spec.expression(*data, **options, **_inputs(spec))
+
+
 @pytest.mark.parametrize("spec", REGISTRY, ids=lambda spec: spec.name)
 def test_every_name_of_a_metric_resolves_to_it(spec: MetricSpec) -> None:
     assert spec is BY_NAME[spec.name]
@@ -103,7 +131,10 @@ def test_every_name_of_a_metric_resolves_to_it(spec: MetricSpec) -> None:
 def test_every_metric_is_public_with_a_page(spec: MetricSpec) -> None:
     function = spec.expression
     assert getattr(lp, function.__name__) is function
-    assert (DOCS / "metrics" / f"{function.__name__}.md").is_file()
+    page, _, anchor = spec.docs_page.partition("#")
+    assert (DOCS / page).is_file()
+    if anchor:  # a shared page (the beyond-accuracy entries): the section is the function's
+        assert f"## `lp.{function.__name__}`" in (DOCS / page).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(
@@ -156,9 +187,10 @@ def test_evaluate_reads_every_registry_name() -> None:
     frame = pl.DataFrame(
         {"q": [1, 1, 1, 2, 2, 2], "t": [1, 0, 1, 0, 1, 0], "s": [0.3, 0.9, 0.1, 0.5, 0.5, 0.2]}
     )
+    frame = _input_columns(frame)
     for spec in REGISTRY:
         cutoff = _cut(spec, 2) if spec.cutoff != "none" else ""
-        rule = _tie_rule(spec)
+        rule = {**_tie_rule(spec), **_inputs(spec)}
         canonical = lp.evaluate(
             frame, [spec.name + cutoff], by="q", y_true="t", y_score="s", strict=False, **rule
         )
@@ -204,14 +236,17 @@ def test_evaluate_core_equals_the_expression(spec: MetricSpec) -> None:
             "s": rng.choice([0.1, 0.2, 0.5, 0.7, 0.9], n),  # ties, and valid probabilities
         }
     )
+    frame = _input_columns(frame)
     k = 3 if spec.cutoff != "none" else None
     options: dict[str, Any] = dict(spec.fixed)
     if k is not None:
         options.update(spec.options(0.5 if spec.cutoff_option == "recall" else k))
     name = spec.name + ("" if k is None else _cut(spec, k))
     rule = _tie_rule(spec)
-    got = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", strict=False, **rule)
-    expr = spec.expression("t", "s", **options, **rule).alias("v")
+    got = lp.evaluate(
+        frame, [name], by="q", y_true="t", y_score="s", strict=False, **rule, **_inputs(spec)
+    )
+    expr = _expression(spec, **options, **rule).alias("v")
     want = frame.group_by("q").agg(expr).sort("q")
     np.testing.assert_allclose(
         got[name].to_numpy().astype(float), want["v"].to_numpy().astype(float), rtol=1e-12
@@ -235,17 +270,33 @@ def test_direction_is_the_way_a_better_ranking_moves(spec: MetricSpec) -> None:
             "s": [0.9, 0.4, 0.3, 0.1, 0.1, 0.3, 0.4, 0.9],
         }
     )
+    # the beyond-accuracy entries read no relevance but their inputs: the good ranking
+    # puts a rare (novelty), relevant and unpopular (serendipity) row first and two
+    # unlike rows (ILD) in its top 2; the bad one two popular rows of one category
+    frame = frame.with_columns(
+        pop=pl.Series([0.1, 0.5, 0.5, 0.5] * 2),
+        feat=pl.Series([0, 1, 2, 2] * 2),
+        prank=pl.Series([4, 1, 1, 1] * 2),
+    )
     if spec.name == "judged":
         # Judged@k reads whether rows are judged, not their relevance: the irrelevant rows
         # unjudged (-1), the good ranking puts its one judged row first
         frame = frame.with_columns(t=pl.col("t") * 2 - 1)
     # a cutoff of 1 where the number after @ is a cutoff (ECE's is its bins: left at 10)
+    # (ILD's pairs need two rows: cut at 2)
     cut = spec.cutoff != "none" and spec.cutoff_option in ("k", "recall")
-    name = spec.name + (_cut(spec, 1) if cut else "")
-    out = lp.evaluate(frame, [name], by="q", y_true="t", y_score="s", **_tie_rule(spec))
+    name = spec.name + (_cut(spec, 2 if spec.inputs else 1) if cut else "")
+    out = lp.evaluate(
+        frame, [name], by="q", y_true="t", y_score="s", **_tie_rule(spec), **_inputs(spec)
+    )
     out = out.sort("q")
     bad, good = out[name].to_list()
     assert good != bad, name
+    if spec.higher_is_better is None:
+        # ARP differs: how popular the served items are, a bias to read, not a score; the
+        # good ranking's is lower here, and neither way is better
+        assert direction(name) is None
+        return
     assert spec.higher_is_better == (good > bad), name
     assert direction(name) == ("higher" if good > bad else "lower")
 
@@ -373,10 +424,18 @@ def test_values_lie_in_the_range(spec: MetricSpec) -> None:
     if spec.name == "top_k_accuracy":
         # one true class per group, as top-k accuracy needs
         frame = frame.with_columns(t=(pl.int_range(pl.len()).over("q") == 0).cast(pl.Int64))
+    frame = _input_columns(frame)
     cut = spec.cutoff != "none"
     name = spec.name + (_cut(spec, 3) if cut else "")
     column = lp.evaluate(
-        frame, [name], by="q", y_true="t", y_score="s", strict=False, **_tie_rule(spec)
+        frame,
+        [name],
+        by="q",
+        y_true="t",
+        y_score="s",
+        strict=False,
+        **_tie_rule(spec),
+        **_inputs(spec),
     )[name]
     values = column.drop_nulls().to_list()
     assert values, name

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, overload
 
 import polars as pl
@@ -22,6 +23,7 @@ from lodestar_polars._base.arrow import from_arrow
 from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.progress import ProgressBar
 from lodestar_polars._base.validation import check_bool, check_int, check_option
+from lodestar_polars._evaluate.inputs import check_input_columns, check_inputs_read
 from lodestar_polars._evaluate.parted import Progress, _evaluate_lazy, _evaluate_parted, _source
 from lodestar_polars._evaluate.partition import (
     LAYOUTS,
@@ -81,6 +83,10 @@ def evaluate(
     item: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
     judged: str | pl.Expr | None = ...,
+    popularity: str | pl.Expr | None = ...,
+    feature: str | pl.Expr | None = ...,
+    popularity_rank: str | pl.Expr | None = ...,
+    n_items: int | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -103,6 +109,10 @@ def evaluate(
     item: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
     judged: str | pl.Expr | None = ...,
+    popularity: str | pl.Expr | None = ...,
+    feature: str | pl.Expr | None = ...,
+    popularity_rank: str | pl.Expr | None = ...,
+    n_items: int | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -125,6 +135,10 @@ def evaluate(
     item: str | pl.Expr | None = ...,
     n_relevant: str | pl.Expr | None = ...,
     judged: str | pl.Expr | None = ...,
+    popularity: str | pl.Expr | None = ...,
+    feature: str | pl.Expr | None = ...,
+    popularity_rank: str | pl.Expr | None = ...,
+    n_items: int | None = ...,
     strict: bool = ...,
     mean: bool = ...,
     batch_rows: int | None = ...,
@@ -152,6 +166,10 @@ def evaluate(
     item: str | pl.Expr | None = None,
     n_relevant: str | pl.Expr | None = None,
     judged: str | pl.Expr | None = None,
+    popularity: str | pl.Expr | None = None,
+    feature: str | pl.Expr | None = None,
+    popularity_rank: str | pl.Expr | None = None,
+    n_items: int | None = None,
     strict: bool = True,
     mean: bool = False,
     batch_rows: int | None = None,
@@ -180,7 +198,10 @@ def evaluate(
         ``"average_precision_at_k"`` (``"map"``), ``"dcg_burges"``,
         ``"ndcg_burges"``, and the names of trec_eval, ranx and ir_measures as
         they write them (``"P.10"``, ``"nDCG@10"``, ``"map_cut.100"``,
-        ``"AP@100"``, ``"Rprec"``, ``"success.5"``, ...); e.g.
+        ``"AP@100"``, ``"Rprec"``, ``"success.5"``, ...), and the
+        beyond-accuracy measures of served lists with their inputs
+        (``"novelty@10"``, ``"arp@10"``, ``"ild@10"``, ``"serendipity@10"``:
+        ``popularity=``, ``feature=``, ``popularity_rank=``, ``n_items=``); e.g.
         ``["ndcg@10", "rr@10", "ap"]``.  Each becomes a column of that name.
         The IR names see the rows as the whole truth, ties averaged
         (scikit-learn's view), not trec_eval's qrels denominators or tie
@@ -213,6 +234,17 @@ def evaluate(
         retrieved or not: the ideal DCG of ``ndcg`` (and ``ndcg_burges``), as
         in trec_eval and ir_measures, and the judged irrelevant count of
         ``bpref`` (its relevances equal to 0).
+    popularity, feature, popularity_rank : str or polars.Expr, default=None
+        Per row, the served item's training popularity (``novelty``: a share
+        of users in (0, 1]; ``average_recommended_popularity``), its category
+        or embedding (``intra_list_diversity``: a list or array column of
+        floats; a list's length is written in the name, ``ild(dim=4)@10``) and
+        its dense popularity rank (``serendipity``), as
+        :func:`lodestar_polars.item_popularity` gives them
+        (docs/beyond-accuracy.md).  A metric that reads one refuses to run
+        without it, and one given that no metric reads is refused.
+    n_items : int, default=None
+        The catalogue's size, read by ``serendipity``.
     strict : bool, default=True
         Raise :class:`RefusedGroupError` naming the groups a metric cannot
         score (and why, in scikit-learn's sentence where it has one).  With
@@ -345,6 +377,10 @@ def evaluate(
             item=item,
             n_relevant=n_relevant,
             judged=judged,
+            popularity=popularity,
+            feature=feature,
+            popularity_rank=popularity_rank,
+            n_items=n_items,
             strict=strict,
             mean=mean,
             batch_rows=batch_rows,
@@ -359,8 +395,9 @@ def evaluate(
             f"RecordBatch, RecordBatchReader or Dataset, got {type(frame).__name__}"
         )
         raise TypeError(msg)
-    frame, keys, y_true, y_score, weight, item, n_relevant, judged = _as_columns(
-        frame, by, y_true, y_score, weight, item, n_relevant, judged
+    given = {"popularity": popularity, "feature": feature, "popularity_rank": popularity_rank}
+    frame, keys, y_true, y_score, weight, item, n_relevant, judged, inputs = _as_columns(
+        frame, by, y_true, y_score, weight, item, n_relevant, judged, given
     )
     if not keys:
         msg = "`by` must name at least one column"
@@ -381,6 +418,7 @@ def evaluate(
     strict = check_bool(strict, "strict", "evaluate")
     mean = check_bool(mean, "mean", "evaluate")
     batch_rows = check_int(batch_rows, "batch_rows", "evaluate")
+    n_items = check_int(n_items, "n_items", "evaluate")
     if progress is not None and not isinstance(progress, bool) and not callable(progress):
         msg = (
             "The 'progress' parameter of evaluate must be a bool, a callable or None. "
@@ -405,10 +443,17 @@ def evaluate(
         columns["n_relevant"] = n_relevant
     if judged is not None:
         columns["judged"] = judged
+    columns.update(inputs)
     schema = lazy.collect_schema()
     _check_columns(schema, columns)
-    roles = _Roles(keys, y_true, y_score, weight, columns.get("item"), n_relevant, rule, judged)
+    check_input_columns(schema, inputs)
+    feature_dtype = schema[inputs["feature"]] if "feature" in inputs else None
+    roles = _Roles(
+        keys, y_true, y_score, weight, columns.get("item"), n_relevant, rule, judged,
+        MappingProxyType(inputs), n_items, feature_dtype,
+    )  # fmt: skip
     parsed = [_parse(name, roles) for name in names]
+    check_inputs_read(roles, [p.spec for p in parsed])
     if n_relevant is not None and not any(p.spec.judged for p in parsed):
         reads = [s.name for s in REGISTRY if s.judged]
         msg = f"`n_relevant` is read by {reads} only, and no metric asked for is one of them"

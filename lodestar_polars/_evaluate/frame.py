@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._core.ranking import one_padded_matrix, runs_descend, segment_order
+from lodestar_polars._evaluate.inputs import ranked_inputs
 from lodestar_polars._evaluate.roles import (
     _JUDGED,
     _LEN,
@@ -159,8 +160,11 @@ def _rank_runs(
     ranked: pl.Expr,
     parsed: list[_Parsed],
     roles: _Roles,
-) -> tuple[pl.DataFrame, tuple[np.ndarray, np.ndarray] | None]:
+) -> tuple[pl.DataFrame, tuple[np.ndarray, np.ndarray, np.ndarray | None] | None]:
     """The groups of a frame laid out in runs (their rules, in run order) and its ranked rows.
+
+    The ranked rows are the gain, the score and the order that ranks the rows (None: the
+    frame's own), for the other inputs (:func:`~lodestar_polars._evaluate.inputs.ranked_inputs`).
 
     The rows are put in ranking order in one of three ways, cheapest first:
 
@@ -193,7 +197,7 @@ def _rank_runs(
         strict_order = roles.ties == "average" and row_order
         if runs_descend(score, runs.length, strict=strict_order):
             gain = frame.select(_finite(y_true, clean=clean)).to_series().to_numpy()
-            return groups, (gain, score)
+            return groups, (gain, score, None)
     if roles.ties == "average" and score_dtype.is_float() and one_padded_matrix(runs.length):
         unranked = frame.select(
             _finite(y_true, clean=clean).alias("g"),
@@ -201,7 +205,7 @@ def _rank_runs(
         )
         score = unranked["s"].to_numpy()
         order = segment_order(score, runs.length, break_ties=row_order)
-        return groups, (unranked["g"].to_numpy()[order], score[order])
+        return groups, (unranked["g"].to_numpy()[order], score[order], order)
     ranked_runs = by_run.agg(ranked.alias(_ORDER)).sort(_RUN)
     return groups.with_columns(ranked_runs.get_column(_ORDER)), None
 
@@ -246,13 +250,14 @@ def _evaluate_frame(
     indexed = frame.with_row_index(_ROW)
     runs = _contiguous_runs(frame, keys)
     gain_ranked: np.ndarray | None = None
+    order: np.ndarray | None = None  # the rows in ranked order (None: as they are)
     if runs is None:
         groups = indexed.group_by(keys).agg(*aggs, ranked.alias(_ORDER))
     else:
         # groups as slices of runs (see _contiguous_runs): the same groups, in run order
         groups, ranked_arrays = _rank_runs(frame, indexed, runs, aggs, ranked, parsed, roles)
         if ranked_arrays is not None:
-            gain_ranked, ranked_score = ranked_arrays
+            gain_ranked, ranked_score, order = ranked_arrays
         groups = pl.concat([runs.keys, groups.drop(_RUN)], how="horizontal")
     if gain_ranked is None:
         ranked_rows = groups.get_column(_ORDER).explode()
@@ -264,6 +269,7 @@ def _evaluate_frame(
             _score_values(frame, y_score, clean=clean).gather(ranked_rows).alias("s"),
         )
         gain_ranked, ranked_score = in_order["g"].to_numpy(), in_order["s"].to_numpy()
+        order = ranked_rows.to_numpy() if roles.inputs else None
     if weight is not None and groups[_WEIGHT_VARIES].any():
         bad = groups.filter(pl.col(_WEIGHT_VARIES)).row(0, named=True)
         msg = (
@@ -287,7 +293,9 @@ def _evaluate_frame(
         flat = lists.filter(lists.list.len() > 0).explode()
         values = flat.fill_null(0.0).fill_nan(0.0).to_numpy()  # refused groups only
         judged = (np.where(np.isfinite(values), values, 0.0), lengths.astype(np.int64))
-    arrays = Sorted(gain_ranked, ranked_score, groups[_LEN].to_numpy(), n_relevant, judged)
+    inputs = ranked_inputs(frame, roles, order)
+    lengths = groups[_LEN].to_numpy()
+    arrays = Sorted(gain_ranked, ranked_score, lengths, n_relevant, judged, inputs)
     columns = []
     for i, p in enumerate(parsed):
         values = run_core(p.spec.core, arrays, p.options)

@@ -8,12 +8,14 @@ names every path of ``lp.evaluate`` shares.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from lodestar_polars._evaluate.inputs import check_inputs, feature_options
 from lodestar_polars._metrics.expr import Metric
 from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars._registry import (
@@ -58,6 +60,12 @@ class _Roles:
     n_relevant: str | None = None
     ties: TieRule = "average"
     judged: str | None = None
+    inputs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """The column of each input role given (``popularity``, ``feature``, ``popularity_rank``)."""
+    n_items: int | None = None
+    """The catalogue's size (serendipity), if given."""
+    feature_dtype: pl.DataType | None = None
+    """The ``feature`` column's dtype: a category, or an embedding (a list or an array)."""
 
 
 def _parse(text: str, roles: _Roles) -> _Parsed:
@@ -86,8 +94,17 @@ def _parse(text: str, roles: _Roles) -> _Parsed:
         extra["n_relevant"] = roles.n_relevant
     if roles.judged is not None and spec.judged_ideal:
         extra["judged"] = roles.judged
+    check_inputs(text, spec, roles)
+    for role in spec.inputs:
+        if role == "n_items":  # a number: the builder's and the core's option
+            options["n_items"] = roles.n_items
+        elif role == "feature":
+            extra["feature"] = feature_options(text, roles, options)
+        else:
+            extra[role] = roles.inputs[role]
     # the builder validates the options and holds the rules a group must pass
-    metric = spec.builder(roles.y_true, roles.y_score, name=text, **options, **extra)
+    data = (roles.y_true, roles.y_score) if spec.reads_y_true else (roles.y_score,)
+    metric = spec.builder(*data, name=text, **options, **extra)
     return _Parsed(metric, spec, options)
 
 
@@ -123,7 +140,10 @@ def _as_columns(
     item: str | pl.Expr | None,
     n_relevant: str | pl.Expr | None,
     judged: str | pl.Expr | None,
-) -> tuple[Frame, list[str], str, str, str | None, str | None, str | None, str | None]:
+    inputs: Mapping[str, str | pl.Expr | None] = MappingProxyType({}),
+) -> tuple[
+    Frame, list[str], str, str, str | None, str | None, str | None, str | None, dict[str, str]
+]:
     """Column names for every role, the frame given a column for each expression that is not one.
 
     A key or weight expression keeps its output name (it is a column of the
@@ -163,8 +183,13 @@ def _as_columns(
     doc = None if item is None else column(item, "item", f"{_PREFIX}item")
     n_rel = None if n_relevant is None else column(n_relevant, "n_relevant", f"{_PREFIX}n_rel")
     lists = None if judged is None else column(judged, "judged", f"{_PREFIX}judged_lists")
+    given = {
+        role: column(value, role, f"{_PREFIX}{role}")
+        for role, value in inputs.items()
+        if value is not None
+    }
     frame = frame.with_columns(added) if added else frame
-    return frame, keys, true, score, w, doc, n_rel, lists
+    return frame, keys, true, score, w, doc, n_rel, lists, given
 
 
 def _check_output_names(keys: list[str], weight: str | None, names: list[str]) -> None:

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import polars as pl
 
 from lodestar_polars._base.validation import (
+    check_column,
+    check_columns,
     check_frame,
     check_k,
     give_back,
+    names_of,
+    select_roles,
 )
 from lodestar_polars._core.beyond import personalisation_value
 from lodestar_polars.exceptions import InvalidParameterError
 
 
-def item_popularity(frame: Any, *, by: str, item: str) -> Any:
+def item_popularity(
+    frame: Any, *, by: str | pl.Expr | Sequence[str | pl.Expr], item: str | pl.Expr
+) -> Any:
     """Each item's training popularity: its users, their share, its dense popularity rank.
 
     ``users``: distinct users who interacted with the item; ``popularity``:
@@ -26,6 +33,10 @@ def item_popularity(frame: Any, *, by: str, item: str) -> Any:
     same where no user-item pair repeats).  Join it onto the served rows by
     ``item``; items missing there are cold (see :func:`novelty`,
     :func:`serendipity`).
+
+    ``by`` (the user: a column, an expression, or several) and ``item`` (a
+    column or an expression, named by its output name) are the training
+    interactions' columns.
 
     Examples
     --------
@@ -37,10 +48,14 @@ def item_popularity(frame: Any, *, by: str, item: str) -> Any:
     """
     caller = "item_popularity"
     lazy, was_lazy = check_frame(frame, "frame", caller)
-    for value, role in ((by, "by"), (item, "item")):
-        if not isinstance(value, str):
-            msg = f"{caller} needs `{role}` to be a column name. Got {value!r} instead."
-            raise InvalidParameterError(msg)
+    keys = check_columns(by, "by", caller)
+    item_expr = check_column(item, "item", caller)
+    assert item_expr is not None  # allow_none=False
+    select_roles(lazy, {"by": keys, "item": [item_expr]}, "frame", caller)
+    (item,) = names_of([item_expr])
+    user = pl.struct(keys) if len(keys) > 1 else keys[0]
+    lazy = lazy.select(item_expr, user.alias("__lodestar_user"))
+    by = "__lodestar_user"
     counts = lazy.group_by(item).agg(pl.col(by).n_unique().alias("users"))
     total = lazy.select(pl.col(by).n_unique().alias("n"))
     out = counts.join(total, how="cross").select(
@@ -55,9 +70,9 @@ def item_popularity(frame: Any, *, by: str, item: str) -> Any:
 def personalisation(
     frame: Any,
     *,
-    by: str,
-    item: str,
-    y_score: str,
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
     k: int | None = None,
 ) -> float:
     r"""Personalisation: one minus the mean overlap of two users' lists, over every pair.
@@ -77,8 +92,11 @@ def personalisation(
     ----------
     frame : polars.DataFrame, polars.LazyFrame or Arrow data
         One row per served item: the user ``by``, the ``item``, its ``y_score``.
-    by, item, y_score : str
-        The columns.  An item appears at most once in a list.
+    by : str, polars.Expr or a sequence of them
+        The user (the list's key): a column, an expression, or several.
+    item, y_score : str or polars.Expr
+        The served item and its score: columns or expressions.  An item
+        appears at most once in a list.
     k : int, default=None
         Each list's top ``k``; None: the whole list.
 
@@ -102,15 +120,18 @@ def personalisation(
     caller = "personalisation"
     k = check_k(k, caller)
     lazy, _ = check_frame(frame, "frame", caller)
-    for value, role in ((by, "by"), (item, "item"), (y_score, "y_score")):
-        if not isinstance(value, str):
-            msg = f"personalisation needs `{role}` to be a column name. Got {value!r} instead."
-            raise InvalidParameterError(msg)
+    keys = check_columns(by, "by", caller)
+    item_expr = check_column(item, "item", caller)
+    score = check_column(y_score, "y_score", caller)
+    assert item_expr is not None  # allow_none=False
+    assert score is not None
+    select_roles(lazy, {"by": keys, "item": [item_expr], "y_score": [score]}, "frame", caller)
+    user = pl.struct(keys) if len(keys) > 1 else keys[0]
     data = (
         lazy.select(
-            pl.col(by).alias("by"),
-            pl.col(item).rank("dense").cast(pl.Int64).alias("item") - 1,
-            (pl.col(y_score) + 0).alias("score"),
+            user.alias("by"),
+            item_expr.rank("dense").cast(pl.Int64).alias("item") - 1,
+            (score + 0).alias("score"),
         )
         .sort("by", maintain_order=True)
         .collect()
@@ -133,12 +154,12 @@ def personalisation(
             "Got a repeated item."
         )
         raise InvalidParameterError(msg)
-    score = data["score"]
-    if score.is_null().any() or not bool(np.isfinite(score.cast(pl.Float64).to_numpy()).all()):
+    scores = data["score"]
+    if scores.is_null().any() or not bool(np.isfinite(scores.cast(pl.Float64).to_numpy()).all()):
         msg = "Input y_score contains null, NaN or infinity."
         raise InvalidParameterError(msg)
     return personalisation_value(
-        data["item"].to_numpy(), score.to_numpy(), lengths.astype(np.int64), k=k
+        data["item"].to_numpy(), scores.to_numpy(), lengths.astype(np.int64), k=k
     )
 
 

@@ -104,6 +104,7 @@ def novelty(
     (:func:`lodestar_polars.item_popularity` gives it).  Log base 2 (bits).
     Equal scores at the cut count as the expectation over their orderings:
     the tie block at the cut contributes its mean times the slots it fills.
+    In :func:`lodestar_polars.evaluate`: ``"novelty@k"`` with ``popularity=``.
 
     Parameters
     ----------
@@ -166,6 +167,7 @@ def average_recommended_popularity(
     users, where no user-item pair repeats) divided by the number of training
     users; give the counts (``users``) to get RecTools' number.
     Ties at the cut: the expectation over their orderings, as :func:`novelty`.
+    In :func:`lodestar_polars.evaluate`: ``"arp@k"`` with ``popularity=``.
 
     Parameters
     ----------
@@ -320,6 +322,8 @@ def intra_list_diversity(
     A list of one item scores 0, as RecTools.  Ties at the cut: the
     expectation over their orderings (a row of the block at the cut is in
     with chance ``s / c``, a pair of its rows with ``s (s - 1) / (c (c - 1))``).
+    In :func:`lodestar_polars.evaluate`: ``"ild@k"`` with ``feature=`` (an
+    embedding: an Array column, or a list column and ``"ild(dim=d)@k"``).
 
     Parameters
     ----------
@@ -367,6 +371,8 @@ def serendipity_metric(
     k = check_k(k, caller)
     n = check_int(n_items, "n_items", caller, allow_none=False)
     check_column(popularity_rank, "popularity_rank", caller)
+    check_column(y_true, "y_true", caller)
+    check_column(y_score, "y_score", caller)
     rel = (as_float(y_true) > 0).cast(pl.Float64)
     score = as_score(y_score)
     rank = as_float(popularity_rank)
@@ -432,6 +438,8 @@ def serendipity(
     mean over the rows in the top ``k``).  Ties: each row of a tie block at
     positions ``a+1 .. a+c`` sits at each with chance ``1 / c``, only
     positions up to ``k`` counting (a sum in closed form).
+    In :func:`lodestar_polars.evaluate`: ``"serendipity@k"`` with
+    ``popularity_rank=`` and ``n_items=``.
 
     Parameters
     ----------

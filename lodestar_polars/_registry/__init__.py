@@ -15,6 +15,9 @@ computes:
 * the public Polars expression, the :class:`~lodestar_polars._metrics.expr.Metric`
   builder behind it (rules and value), and the NumPy segment core that
   :func:`~lodestar_polars.evaluate` runs over the sorted frame;
+* the ``lp.evaluate`` inputs it reads besides ``y_true`` and ``y_score``
+  (``popularity``, ``feature``, ``popularity_rank``, ``n_items``: the
+  beyond-accuracy entries, :mod:`lodestar_polars._registry.beyond_entries`);
 * its direction, its display label (``NDCG@10``, ``P@10``, ``MRR@10``, ``ECE``)
   and its value range (``[0, 1]``, ``[0, inf)``);
 * the trec_eval measures it is (:class:`TrecMeasure`: ``ndcg`` and
@@ -37,8 +40,8 @@ docs/decisions/0009-metric-registry.md, 0016-registry-defines-each-metric.md).
 
 from __future__ import annotations
 
+from lodestar_polars._registry.beyond_entries import ACROSS_LISTS, BEYOND_ENTRIES, AcrossLists
 from lodestar_polars._registry.entries import BY_NAME, REGISTRY
-from lodestar_polars._registry.lists import LIST_MEASURES, LIST_MEASURES_BY_NAME, ListMeasure
 from lodestar_polars._registry.names import (
     DEPRECATED_NAMES,
     Resolved,
@@ -57,6 +60,7 @@ from lodestar_polars._registry.report import (
     report_metrics,
 )
 from lodestar_polars._registry.spec import (
+    COLUMN_INPUTS,
     DEFAULT_CUTOFFS,
     NON_NEGATIVE,
     REAL,
@@ -66,6 +70,7 @@ from lodestar_polars._registry.spec import (
     Core,
     Cutoff,
     Direction,
+    InputRole,
     MetricSpec,
     Name,
     Option,
@@ -90,16 +95,18 @@ from lodestar_polars._registry.trec import (
 )
 
 __all__ = [
+    "ACROSS_LISTS",
     "Aggregate",
+    "AcrossLists",
+    "BEYOND_ENTRIES",
     "BY_NAME",
+    "COLUMN_INPUTS",
     "Core",
     "Cutoff",
     "DEFAULT_CUTOFFS",
     "DEPRECATED_NAMES",
     "Direction",
-    "LIST_MEASURES",
-    "LIST_MEASURES_BY_NAME",
-    "ListMeasure",
+    "InputRole",
     "MetricSpec",
     "NON_NEGATIVE",
     "NOT_OFFERED",

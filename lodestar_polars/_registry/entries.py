@@ -1,4 +1,4 @@
-"""Every entry (`REGISTRY`, `BY_NAME`): ranking, probabilities, trec_eval's, user models."""
+"""Every entry (`REGISTRY`, `BY_NAME`): ranking, probabilities, trec_eval's, user models, beyond."""
 
 from __future__ import annotations
 
@@ -50,6 +50,7 @@ from lodestar_polars._metrics.user_models import (
     rbp,
     rbp_metric,
 )
+from lodestar_polars._registry.beyond_entries import BEYOND_ENTRIES
 from lodestar_polars._registry.ranking_entries import RANKING_ENTRIES
 from lodestar_polars._registry.spec import (
     NON_NEGATIVE,
@@ -258,6 +259,7 @@ REGISTRY: tuple[MetricSpec, ...] = (
         ties=True,
         top_k_only=True,
     ),
+    *BEYOND_ENTRIES,
 )
 
 

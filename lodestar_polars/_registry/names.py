@@ -10,8 +10,8 @@ from types import MappingProxyType
 from typing import Any
 
 from lodestar_polars._base.deprecation import REMOVED_IN, RENAMED_IN
+from lodestar_polars._registry.beyond_entries import ACROSS_LISTS
 from lodestar_polars._registry.entries import REGISTRY
-from lodestar_polars._registry.lists import LIST_MEASURES_BY_NAME
 from lodestar_polars._registry.report import report_metric
 from lodestar_polars._registry.spec import Cutoff, Direction, MetricSpec, Name, _way
 from lodestar_polars._registry.trec import NOT_OFFERED, TREC_MEASURES
@@ -206,10 +206,10 @@ def direction(column: str) -> Direction | None:
     :data:`TREC_MEASURES`: its parameters after ``_`` or ``.`` are digits, dots,
     commas and ``=``); or as :func:`lodestar_polars.ranking_report` writes it
     (``"hit@10"``, ``"catalog_coverage"``, ``"gini"``: :data:`REPORT_METRICS`); or a
-    beyond-accuracy measure by name, with or without ``@k`` (``"novelty@10"``:
-    :data:`LIST_MEASURES`; ARP has no direction).  None for a count (``num_ret``)
-    and for any other column: a name is never guessed from its ending (``_loss``,
-    ``_error``).
+    beyond-accuracy measure (``"novelty@10"``, ``"ILD@10"``: the entries, read as any
+    name is; ``"personalisation@10"``: :data:`ACROSS_LISTS`; ARP has no direction).
+    None for a count (``num_ret``) and for any other column: a name is never guessed
+    from its ending (``_loss``, ``_error``).
 
     Examples
     --------
@@ -217,8 +217,8 @@ def direction(column: str) -> Direction | None:
     ['higher', 'lower', 'higher', None, None]
     >>> [direction(c) for c in ["hit@10", "tail_hit@10", "entropy", "gini"]]
     ['higher', 'higher', 'higher', 'lower']
-    >>> [direction(c) for c in ["novelty@10", "ILD", "average_recommended_popularity"]]
-    ['higher', None, None]
+    >>> [direction(c) for c in ["novelty@10", "ILD", "arp@10", "personalisation@10"]]
+    ['higher', 'higher', None, 'higher']
     """
     if not isinstance(column, str):
         return None
@@ -227,12 +227,12 @@ def direction(column: str) -> Direction | None:
     except InvalidParameterError:  # a name of another tool, a cutoff where none goes
         found = None
     if found is not None:
-        return _way(higher_is_better=found.spec.higher_is_better)
+        return found.spec.direction
     text = column.strip()
     report = report_metric(text)
     if report is not None:
         return report.direction
-    listed = LIST_MEASURES_BY_NAME.get(text.split("@")[0].lower())
+    listed = ACROSS_LISTS.get(text.split("@")[0].lower())
     if listed is not None:
         return listed.direction
     measure = TREC_MEASURES.get(text)

@@ -75,6 +75,9 @@ def _report_micro(
     key: str, metric: str, term: ReportTerm, cutoff: int | None, summary: str
 ) -> ReportMetric:
     spec = BY_NAME[metric]
+    if spec.higher_is_better is None:  # pragma: no cover - a registry bug
+        msg = f"the report's micro key {key!r} reads {metric!r}, which has no direction"
+        raise AssertionError(msg)
     return ReportMetric(
         key=key,
         family="micro",

@@ -20,10 +20,20 @@ from lodestar_polars._core.ir import (
 from lodestar_polars._core.threads import map_parts, parts
 from lodestar_polars._metrics.expr import Metric
 
-Tool = Literal["lodestar_polars", "scikit-learn", "trec_eval", "ranx", "ir_measures"]
+Tool = Literal["lodestar_polars", "scikit-learn", "trec_eval", "ranx", "ir_measures", "rectools"]
 
 
 Cutoff = Literal["none", "optional", "required"]
+
+
+InputRole = Literal["popularity", "feature", "popularity_rank", "n_items"]
+
+
+"""The ``lp.evaluate`` inputs a metric may read besides ``y_true`` and ``y_score``
+(:attr:`MetricSpec.inputs`); ``n_items`` is a number, the others columns."""
+
+
+COLUMN_INPUTS: tuple[InputRole, ...] = ("popularity", "feature", "popularity_rank")
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,10 @@ class Sorted:
     judged: tuple[np.ndarray, np.ndarray] | None = None
     """Every judged relevance, segment after segment, and how many per segment
     (``lp.evaluate(judged=)``), if given."""
+    inputs: Mapping[str, np.ndarray] = field(default_factory=lambda: MappingProxyType({}))
+    """The other per-row input columns asked for (``lp.evaluate(popularity=, feature=,
+    popularity_rank=)``: :attr:`MetricSpec.inputs`), in the rows' ranked order; an
+    embedding is a matrix, one row per row."""
 
     def part(self, first: int, end: int) -> Sorted:
         """Segments ``first .. end - 1`` (views of the arrays, no copy)."""
@@ -50,7 +64,10 @@ class Sorted:
             ja, jb = int(judged_start[first]), int(judged_start[end])
             judged = (values[ja:jb], lengths[first:end])
         n_relevant = None if self.n_relevant is None else self.n_relevant[first:end]
-        return Sorted(self.gain[a:b], self.score[a:b], self.length[first:end], n_relevant, judged)
+        inputs = MappingProxyType({role: v[a:b] for role, v in self.inputs.items()})
+        return Sorted(
+            self.gain[a:b], self.score[a:b], self.length[first:end], n_relevant, judged, inputs
+        )
 
 
 Core = Callable[[Sorted, dict[str, Any]], np.ndarray]
@@ -293,10 +310,11 @@ class MetricSpec:
     names: tuple[Name, ...]
     summary: str
     """What the metric is, as the docs' name table says it."""
-    higher_is_better: bool = field(kw_only=True)
+    higher_is_better: bool | None = field(kw_only=True)
     """Whether a larger value is a better ranking or model (False for the losses and
-    errors: ``coverage_error``, ``label_ranking_loss``, ``log_loss``, ``brier_score``).
-    Given for every entry; :func:`direction` and ``lp.compare`` read it."""
+    errors: ``coverage_error``, ``label_ranking_loss``, ``log_loss``, ``brier_score``;
+    None where neither way is better: ARP, how popular the served items are, a bias to
+    read, not a score).  Given for every entry; :func:`direction` and ``lp.compare`` read it."""
     label: str = field(kw_only=True)
     """The name shown in tables and plots (``"NDCG"``, ``"P"``, ``"MRR"``, ``"ECE"``);
     :meth:`display` writes it with a cutoff."""
@@ -336,6 +354,18 @@ class MetricSpec:
     only, and ``lp.evaluate`` needs ``ties="trec_eval"`` or ``"input"`` for it)."""
     name_options: tuple[Option, ...] = field(default=(), kw_only=True)
     """The options a name may set in parentheses (``rbp(p=0.8)``), each with its check."""
+    inputs: tuple[InputRole, ...] = ()
+    """The ``lp.evaluate`` inputs besides ``y_true`` and ``y_score`` the metric reads
+    (``popularity``, ``feature``, ``popularity_rank``: per-row columns, given to the
+    builder by that keyword and to the core in :attr:`Sorted.inputs`; ``n_items``: a
+    number, given to both as an option).  A name of it without them is refused, naming
+    the role; nothing else decides which metric reads what."""
+    page: str | None = None
+    """Its docs page, relative to ``docs/`` (an anchor may follow ``#``); None:
+    ``metrics/<expression>.md``.  The beyond-accuracy entries share one page."""
+    reads_y_true: bool = True
+    """Whether the expression and the builder take ``y_true`` first (False: novelty,
+    ARP and ILD read only the scores and their inputs: ``novelty(y_score, *, popularity)``)."""
     top_k_only: bool = False
     """Whether, cut at ``k``, the metric reads only the rows ranked in the top ``k``
     (with the whole tie block at the cut), the ``k`` largest gains (its ideal) and
@@ -359,6 +389,18 @@ class MetricSpec:
             if (takes_cutoff or measure.peers_cut) if cut else not takes_cutoff:
                 return measure
         return None
+
+    @property
+    def docs_page(self) -> str:
+        """Its docs page, relative to ``docs/``: :attr:`page`, or ``metrics/<expression>.md``."""
+        return self.page or f"metrics/{self.expression.__name__}.md"
+
+    @property
+    def direction(self) -> Direction | None:
+        """``"higher"``, ``"lower"``, or None where neither way is better (ARP)."""
+        if self.higher_is_better is None:
+            return None
+        return _way(higher_is_better=self.higher_is_better)
 
     def display(self, k: int | None = None) -> str:
         """The label with the number written after ``@`` (``ndcg`` at 10: ``"NDCG@10"``).

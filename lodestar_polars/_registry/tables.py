@@ -43,14 +43,16 @@ def names_table() -> str:
             f"`{text}`{notes.get(text, '')} ({', '.join(by)})" for text, by in tools.items()
         )
         function = spec.expression.__name__
-        expression = f"[`lp.{function}`](metrics/{function}.md)"
+        expression = f"[`lp.{function}`]({spec.docs_page})"
         expression += "".join(f", `{key}={value!r}`" for key, value in spec.fixed.items())
         # the peers' names of a metric that averages ties by default give the peer's
         # number only on untied scores (or with ties="trec_eval" where the peer is trec_eval)
         ties = "averaged; `ties=` to order them" if spec.ties else "scikit-learn's rule"
+        if spec.inputs:  # the beyond-accuracy entries: the top k's expectation over orderings
+            ties = "averaged (closed form)"
         if not spec.averaged_ties:
             ties = "ordered: `ties='trec_eval'` or `'input'`"
-        better = "higher" if spec.higher_is_better else "lower"
+        better = spec.direction or "neither"
         lines.append(
             f"| `{spec.name}` | {expression} | {spec.summary} | {_labels(spec)} "
             f"| {spec.value_range} | {better} | {others} | {takes(spec)} | {ties} |"
