@@ -3,7 +3,7 @@
 - :mod:`~lodestar_polars._report.ranking_report`: ``lp.ranking_report`` and
   ``lp.RankingReport`` (the families, the popularity floor, the cluster bootstrap);
 - :mod:`~lodestar_polars._report.parts`: the report of a large ``LazyFrame``, read once in parts
-  of whole lists and merged;
+  of whole lists, and :mod:`~lodestar_polars._report.parts_merge`, their terms merged;
 - :mod:`~lodestar_polars._report.html`: ``lp.report_html``, the payload as one static page;
 - :mod:`~lodestar_polars._report.cli`: the ``lodestar-polars report`` command;
 - :mod:`~lodestar_polars._report.comparability`: ``lp.fit_comparability`` and

@@ -1,9 +1,9 @@
 """What ``value=`` and ``y_score_b=`` add to the report (issue 21), on both paths.
 
 The whole-frame path hands its graded lists here (:func:`memory_extras`); the parts path its
-merged per-list values (:mod:`lodestar_polars._report.parts`). Either gives an :class:`Extras`,
-which :func:`~lodestar_polars._report.ranking_report.payload.finish_payload` writes into the
-payload:
+merged per-list values (:mod:`lodestar_polars._report.parts_merge`). Either gives an
+:class:`Extras`, which
+:func:`~lodestar_polars._report.ranking_report.payload.finish_payload` writes into the payload:
 ``objectives[o]["value"]``, ``baselines["global_pop"]["value"]``, ``value_rule`` and ``versus``.
 """
 
