@@ -26,12 +26,12 @@ from lodestar_polars._report.ranking_report import (
     IntArray,
     RankingReport,
     Terms,
-    _uncertainty,
     finish_payload,
     micro_keys,
     popularity_on,
     summarise,
     tail_items,
+    uncertainty_and_paired,
 )
 
 _TRUTH_ITEM = "__lp_truth_item"
@@ -239,8 +239,10 @@ def _merge(
     if groups is not None:
         graded_groups = lists[_GROUP].gather(pl.Series(order))
         unit = (graded_groups.rank("dense") - 1).to_numpy().astype(np.int64)
-    uncertainty = _uncertainty(
-        unit, n_graded, blocks[primary], floor, n_resamples=n_resamples,
+    block_b = None if score_b is None else block(MODEL_B)
+    # one set of bootstrap draws: the uncertainty block's and the paired one of B − A
+    uncertainty, versus_dist = uncertainty_and_paired(
+        unit, n_graded, blocks[primary], floor, block_b, n_resamples=n_resamples,
         confidence_level=confidence_level, seed=seed, objective=primary,
     )  # fmt: skip
     extras = None
@@ -252,9 +254,9 @@ def _merge(
             value_of_truth=None if value is None
             else ordered[_TRUTH_VALUE].to_numpy().astype(np.float64),
             unit=unit, blocks=blocks, floor=floor,
-            block_b=None if score_b is None else block(MODEL_B), kk=kk, primary=primary,
-            value=value, score_b=score_b, n_resamples=n_resamples,
-            confidence_level=confidence_level, seed=seed,
+            block_b=block_b, kk=kk, primary=primary, value=value, score_b=score_b,
+            n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
+            versus_dist=versus_dist,
         )  # fmt: skip
     return finish_payload(
         kk=kk, blocks=blocks, floor=floor, primary=primary, uncertainty=uncertainty,
