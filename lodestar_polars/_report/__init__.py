@@ -9,6 +9,8 @@
 - :mod:`~lodestar_polars._report.comparability`: ``lp.fit_comparability`` and
   ``lp.transform_for_objective`` (decision 0013), on ``lp.ComparabilityState``
   (:mod:`~lodestar_polars._report.comparability_state`, its files saved and loaded) and the
-  checks they share with the report (:mod:`~lodestar_polars._report.comparability_checks`);
+  checks they share with the report (:mod:`~lodestar_polars._report.comparability_checks`),
+  and the report's state fitted from a large ``LazyFrame`` in parts
+  (:mod:`~lodestar_polars._report.comparability_parts`);
 - :mod:`~lodestar_polars._report.serving`: ``lp.top_k``, the served top-k rows of each list.
 """

@@ -85,6 +85,25 @@ def _fit_lazy(
     )
 
 
+def _fit_parts(
+    lazy: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    score: str,
+    truth: str,
+    mp: str,
+    parted: tuple[int, int, Any, str | None],
+) -> Any:
+    """:func:`_fit_lazy`'s state, read in parts (``(total, part_rows, layout, temp_dir)``)."""
+    from lodestar_polars._report.comparability_parts import fit_lazy_in_parts
+
+    total, part_rows, layout, temp_dir = parted
+    return fit_lazy_in_parts(
+        lazy, keys, item, score, truth, mp, total=total, part_rows=part_rows, layout=layout,
+        temp_dir=temp_dir, whole=lambda: _fit_lazy(lazy, keys, item, score, truth, mp),
+    )  # fmt: skip
+
+
 def _objective_alphas() -> Mapping[str, float]:
     from lodestar_polars._report.comparability import OBJECTIVE_ALPHA
 
@@ -425,18 +444,19 @@ def ranking_report(
         if total > limit:
             from lodestar_polars._report.parts import report_in_parts
 
+            parted = (total, limit, lay, temp)
             return report_in_parts(
                 lazy, total, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
                 kk=kk, names=names, primary=primary, block_alpha=block_alpha,
                 transforms=transforms, state=state,
-                fit=lambda: _fit_lazy(lazy, keys, item, score, truth, mp), train=train,
+                fit=lambda: _fit_parts(lazy, keys, item, score, truth, mp, parted), train=train,
                 popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
                 percentile=percentile, n_resamples=n_resamples,
                 confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
                 temp_dir=temp, progress=progress_callback(progress), value=value_name,
                 score_b=score_b,
                 fit_b=None if score_b is None
-                else lambda: _fit_lazy(lazy, keys, item, score_b, truth, mp),
+                else lambda: _fit_parts(lazy, keys, item, score_b, truth, mp, parted),
             )  # fmt: skip
     tick = progress_callback(progress, step="step")
     g, base = _grade(
