@@ -113,10 +113,6 @@ def test_imports_go_downwards(path: Path) -> None:
 
 #: the line budget of a module (STYLE: "keep files under ~600 lines; a new concern, a new module")
 LINE_BUDGET = 600
-#: modules still over the budget, to be split (issue 19): the list only shrinks
-TOO_LONG = {
-    "_report/parts.py",
-}
 
 
 def _lines(path: Path) -> int:
@@ -127,17 +123,8 @@ def test_modules_fit_the_line_budget() -> None:
     over = {
         str(p.relative_to(PACKAGE).as_posix()): _lines(p)
         for p in MODULES
-        if _lines(p) > LINE_BUDGET and p.relative_to(PACKAGE).as_posix() not in TOO_LONG
+        if _lines(p) > LINE_BUDGET
     }
     assert not over, (
         f"over {LINE_BUDGET} lines: {over}; split the module by concern (decision 0018)"
     )
-
-
-def test_the_known_long_modules_are_still_long() -> None:
-    # a split module leaves the list: the exceptions name only modules over the budget
-    known = {p.relative_to(PACKAGE).as_posix(): p for p in MODULES}
-    stale = sorted(
-        name for name in TOO_LONG if name not in known or _lines(known[name]) <= LINE_BUDGET
-    )
-    assert not stale, f"remove from TOO_LONG (gone or within {LINE_BUDGET} lines): {stale}"

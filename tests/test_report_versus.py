@@ -223,3 +223,46 @@ def test_one_column_in_several_roles() -> None:
     assert same["versus"]["difference"] == apart["versus"]["difference"]
     parted = lp.ranking_report(frame.lazy(), y_score_b="price", value="price", batch_rows=100, **KW)
     assert parted["versus"]["difference"]["micro"] == same["versus"]["difference"]["micro"]
+
+
+@pytest.mark.parametrize("path", ["memory", "parts"])
+def test_the_bootstrap_draws_once_for_uncertainty_and_versus(path: str, monkeypatch: Any) -> None:
+    """With ``y_score_b`` the resampling happens once (the uncertainty block's draws serve the
+    paired bootstrap), and the uncertainty block is bit for bit the one without model B.
+    """
+    from lodestar_polars._core import bootstrap
+
+    calls: list[int] = []
+    original = bootstrap.draw_indices
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bootstrap, "draw_indices", counted)
+    log = _log(3, n_lists=90)
+    frame: Any = log if path == "memory" else log.lazy()
+    extra: dict[str, Any] = {} if path == "memory" else {"batch_rows": 200}
+    kw = {**KW, "groups": "entity", "train": log.select("item"), **extra}
+    alone = lp.ranking_report(frame, **kw)
+    assert len(calls) == 1
+    calls.clear()
+    both = lp.ranking_report(frame, y_score_b="b", **kw)
+    assert len(calls) == 1  # one generator's stream, drawn once for both
+    assert both["uncertainty"] == alone["uncertainty"]
+    assert both["versus"]["n_units"] == 30
+
+
+def test_shared_bootstrap_means_equal_separate_calls(monkeypatch: Any) -> None:
+    """Each set of sums on the shared draws is bit for bit its own call, over several blocks."""
+    from lodestar_polars._core import bootstrap
+    from lodestar_polars._report.ranking_report import bootstrap_means, bootstrap_means_shared
+
+    monkeypatch.setattr(bootstrap, "block_rows", lambda n, block=0: 7)  # 7 resamples a block
+    rng = np.random.default_rng(5)
+    counts = rng.integers(1, 5, 40).astype(np.float64)
+    first, second = rng.random((40, 3)), rng.random((40, 2))
+    shared = bootstrap_means_shared([first, second], counts, 50, 9)
+    assert np.array_equal(shared[0], bootstrap_means(first, counts, 50, 9))
+    assert np.array_equal(shared[1], bootstrap_means(second, counts, 50, 9))
+    assert shared[0].shape == (50, 3)

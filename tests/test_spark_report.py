@@ -23,6 +23,7 @@ import pytest
 import lodestar_polars as lp
 import lodestar_polars.spark as lps
 from lodestar_polars._report import parts as _report_parts
+from lodestar_polars._report import parts_merge as _report_merge
 from lodestar_polars._report.ranking_report import popularity_table
 
 
@@ -257,19 +258,19 @@ def test_partial_terms_combine_in_any_tree() -> None:
     partials = []
     for bucket in range(5):  # whole lists, by a hash of the key
         part = numbered.filter(pl.col("list") % 5 == bucket)
-        merged = _report_parts._Merged()
+        merged = _report_merge._Merged()
         _report_parts.take_part(merged, part, context)
         partials.append(merged)
-    tree = _report_parts.combine(
-        _report_parts.combine(partials[3], partials[0], "item"),
-        _report_parts.combine(
-            _report_parts.combine(_report_parts._Merged(), partials[4], "item"),
-            _report_parts.combine(partials[1], partials[2], "item"),
+    tree = _report_merge.combine(
+        _report_merge.combine(partials[3], partials[0], "item"),
+        _report_merge.combine(
+            _report_merge.combine(_report_merge._Merged(), partials[4], "item"),
+            _report_merge.combine(partials[1], partials[2], "item"),
             "item",
         ),
         "item",
     )
-    report = _report_parts._merge(
+    report = _report_merge._merge(
         tree, keys=["list"], item="item", groups="entity", kk=3, names=["accuracy"],
         primary="accuracy", table=table, tail_share=0.2, mp="each", comparability=None,
         strength=None, percentile=False, block_alpha={"accuracy": 0.0}, n_resamples=100,

@@ -1,9 +1,9 @@
 """What ``value=`` and ``y_score_b=`` add to the report (issue 21), on both paths.
 
 The whole-frame path hands its graded lists here (:func:`memory_extras`); the parts path its
-merged per-list values (:mod:`lodestar_polars._report.parts`). Either gives an :class:`Extras`,
-which :func:`~lodestar_polars._report.ranking_report.payload.finish_payload` writes into the
-payload:
+merged per-list values (:mod:`lodestar_polars._report.parts_merge`). Either gives an
+:class:`Extras`, which
+:func:`~lodestar_polars._report.ranking_report.payload.finish_payload` writes into the payload:
 ``objectives[o]["value"]``, ``baselines["global_pop"]["value"]``, ``value_rule`` and ``versus``.
 """
 
@@ -116,8 +116,13 @@ def build_extras(
     n_resamples: int,
     confidence_level: float,
     seed: int,
+    versus_dist: Any = None,
 ) -> Extras:
-    """The extras from per graded list values in the canonical order (both paths)."""
+    """The extras from per graded list values in the canonical order (both paths).
+
+    ``versus_dist``: the paired bootstrap of B − A, drawn with the uncertainty block's draws
+    (:func:`~lodestar_polars._report.ranking_report.uncertainty.uncertainty_and_paired`).
+    """
     extras = Extras(value=value)
     if value is not None:
         extras.families, extras.floor, extras.counts = families_of(
@@ -135,7 +140,7 @@ def build_extras(
             unit, int(served.size), blocks[primary], block_b,
             a_value=extras.families.get(primary), b_value=b_value, score_b=score_b,
             objective=primary, kk=kk, n_resamples=n_resamples,
-            confidence_level=confidence_level, seed=seed,
+            confidence_level=confidence_level, seed=seed, dist=versus_dist,
         )  # fmt: skip
     return extras
 
@@ -150,28 +155,41 @@ def memory_extras(
     primary: str,
     value: str | None,
     score_b: str | None,
-    score_b_values: Callable[[Any], ScoreArray] | None,
-    state: Any,
-    tail: Any,
+    block_b: Block | None,
+    versus_dist: Any,
     n_resamples: int,
     confidence_level: float,
     seed: int,
 ) -> Extras | None:
-    """The extras of the whole-frame path (its graded lists and base frame)."""
+    """The extras of the whole-frame path (its graded lists and base frame).
+
+    ``block_b``: model B's block (:func:`memory_block_b`), computed before the uncertainty
+    block so that its bootstrap draws serve the paired one too (``versus_dist``).
+    """
     if value is None and score_b is None:
         return None
-    from lodestar_polars._report.ranking_report import score_block
-
     value_of_truth = None
     if value is not None:
         per_row = base[value].cast(pl.Float64).to_numpy()
         value_of_truth = truth_values(np.asarray(per_row, dtype=np.float64), g.g_row)
-    block_b = None
-    if score_b is not None:
-        assert score_b_values is not None
-        block_b = score_block(g, score_b_values(state), kk, tail)
     return build_extras(
         served=g.g_list, value_of_truth=value_of_truth, unit=g.unit, blocks=blocks,
         floor=floor, block_b=block_b, kk=kk, primary=primary, value=value, score_b=score_b,
         n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
+        versus_dist=versus_dist,
     )  # fmt: skip
+
+
+def memory_block_b(
+    g: Graded,
+    score_b_values: Callable[[Any], ScoreArray] | None,
+    state: Any,
+    kk: int,
+    tail: Any,
+) -> Block | None:
+    """Model B's block on the whole-frame path (None without ``y_score_b``)."""
+    if score_b_values is None:
+        return None
+    from lodestar_polars._report.ranking_report import score_block
+
+    return score_block(g, score_b_values(state), kk, tail)

@@ -6,7 +6,9 @@ scores). Every family is computed for B; each difference is B − A. The micro d
 paired cluster percentile bootstrap interval: A's and B's per-unit sums are resampled by the same
 draws (:func:`lodestar_polars._report.ranking_report.bootstrap_means`, the kernel of
 :mod:`lodestar_polars._core.bootstrap`, with the report's seed: the draws of its ``uncertainty``
-block), so the interval carries only the noise in the difference. The verdict reads each metric's
+block, drawn once for both by
+:func:`~lodestar_polars._report.ranking_report.uncertainty.uncertainty_and_paired`), so the
+interval carries only the noise in the difference. The verdict reads each metric's
 direction from the registry: ``b_ahead`` when the interval lies on B's better side of 0,
 ``a_ahead`` on A's, ``undecided`` otherwise. The macro and value differences are point values
 (no interval, seed 004's rule), their verdict null.
@@ -79,6 +81,18 @@ def _point(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def paired_sums(unit: IntArray, n_units: int, a: Block, b: Block) -> FloatArray:
+    """Per unit (U, S): the sums of B − A per graded list, one column per micro metric of A.
+
+    A resample's mean of them is B's mean minus A's on the same draws (exactly 0 when B is
+    A, where two matrix products could differ in the last bit).
+    """
+    from lodestar_polars._report.ranking_report import weighted_count
+
+    stats = [b.per_list[m] - a.per_list[m] for m in a.per_list]
+    return np.stack([weighted_count(unit, weights=s, minlength=n_units) for s in stats], 1)
+
+
 def versus_block(
     unit_of: IntArray | None,
     n_graded: int,
@@ -93,8 +107,14 @@ def versus_block(
     n_resamples: int,
     confidence_level: float,
     seed: int,
+    dist: FloatArray | None = None,
 ) -> dict[str, Any]:
-    """The payload's ``versus``: model B's families and every difference B − A."""
+    """The payload's ``versus``: model B's families and every difference B − A.
+
+    ``dist``: the resampled means of :func:`paired_sums`, drawn with the report's uncertainty
+    (:func:`~lodestar_polars._report.ranking_report.uncertainty.uncertainty_and_paired`); else
+    drawn here, on the same seed (the same draws).
+    """
     from lodestar_polars._report.ranking_report import (
         _interval,
         bootstrap_means,
@@ -106,12 +126,9 @@ def versus_block(
     names = list(a.per_list)
     micro: dict[str, Any] = {}
     if n_units >= 2:
-        # per graded list B − A: a resample's mean of it is B's mean minus A's on the same
-        # draws (exactly 0 when B is A, where two matrix products could differ in the last bit)
-        stats = [b.per_list[m] - a.per_list[m] for m in names]
-        sums = np.stack([weighted_count(unit, weights=s, minlength=n_units) for s in stats], 1)
-        counts = weighted_count(unit, minlength=n_units)
-        dist = bootstrap_means(sums, counts, n_resamples, seed)  # the report's draws
+        if dist is None:  # not drawn with the report's uncertainty: the same draws again
+            counts = weighted_count(unit, minlength=n_units)
+            dist = bootstrap_means(paired_sums(unit, n_units, a, b), counts, n_resamples, seed)
         for j, name in enumerate(names):
             lo, hi = _interval(dist[:, j], confidence_level)
             micro[name] = {

@@ -6,10 +6,11 @@ in-memory grading, through Arrow, ``mapInArrow``).  What a partition keeps is th
 per graded list its key, truth item, entity and the primary block's and the floor's micro values;
 per item its exposure, coverage and hit@k terms; per other block its micro sums.  The partials
 are combined in a tree on the executors (``treeAggregate`` of
-:func:`~lodestar_polars._report.parts.combine`: the per-item terms summed over the union of the
-partitions' items, the per-list values concatenated), and the driver finishes the payload with
-the parts path's :func:`~lodestar_polars._report.parts._merge`: per-list values in the in-memory
-order, so the primary block, the floor and the bootstrap are bit for bit the single-machine ones.
+:func:`~lodestar_polars._report.parts_merge.combine`: the per-item terms summed over the
+union of the partitions' items, the per-list values concatenated), and the driver finishes the
+payload with the parts path's :func:`~lodestar_polars._report.parts_merge._merge`: per-list
+values in the in-memory order, so the primary block, the floor and the bootstrap are bit for bit
+the single-machine ones.
 
 pyspark is imported when :func:`ranking_report` is called, never when this module is.
 """
@@ -60,6 +61,7 @@ def _partition_grader(
             import pyarrow
 
             from lodestar_polars._report import parts as _report_parts
+            from lodestar_polars._report import parts_merge as _report_merge
         except ImportError as error:
             msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
             raise ImportError(msg) from error
@@ -72,7 +74,7 @@ def _partition_grader(
         # the shuffle leaves a list's rows in any order: back to the input's (multi_positive
         # "first" reads it, and a refusal names the first row)
         frame = frame.sort(_report_parts._GROW)
-        merged = _report_parts._Merged()
+        merged = _report_merge._Merged()
         _report_parts.take_part(merged, frame, context)
         del frame
         blob = pickle.dumps(merged, protocol=pickle.HIGHEST_PROTOCOL)
@@ -230,6 +232,7 @@ def ranking_report(
     """
     from lodestar_polars._base.validation import check_int
     from lodestar_polars._report import parts as _report_parts
+    from lodestar_polars._report import parts_merge as _report_merge
     from lodestar_polars._report.comparability_checks import resolve_shrinkage
     from lodestar_polars._report.ranking_report import _objective_alphas
     from lodestar_polars._report.ranking_report import ranking_report as _lp_report
@@ -365,10 +368,10 @@ def ranking_report(
     )
 
     def combine(a: Any, b: Any) -> Any:
-        return _report_parts.combine(a, b, item)
+        return _report_merge.combine(a, b, item)
 
     merged = partials.rdd.map(lambda row: pickle.loads(row[0])).treeAggregate(
-        _report_parts._Merged(), combine, combine, depth=2
+        _report_merge._Merged(), combine, combine, depth=2
     )
     if merged.problem is not None:
         raise merged.problem[1]
@@ -379,7 +382,7 @@ def ranking_report(
         raise ValueError(msg)
     if later:
         raise later[0]
-    return _report_parts._merge(
+    return _report_merge._merge(
         merged, keys=keys, item=item, groups=groups, kk=kk, names=names, primary=primary,
         table=table, tail_share=float(tail_share), mp=multi_positive,
         comparability=None if state is None else "given",

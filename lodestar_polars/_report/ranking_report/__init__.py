@@ -80,7 +80,9 @@ from lodestar_polars._report.ranking_report.uncertainty import (
     _uncertainty,
     bootstrap_batch,
     bootstrap_means,
+    bootstrap_means_shared,
     resample_counts,
+    uncertainty_and_paired,
 )
 
 __all__ = [
@@ -124,6 +126,7 @@ __all__ = [
     "block_terms",
     "bootstrap_batch",
     "bootstrap_means",
+    "bootstrap_means_shared",
     "by_construction",
     "catalogue_coverage",
     "coverage_terms",
@@ -144,5 +147,6 @@ __all__ = [
     "score_block",
     "summarise",
     "tail_items",
+    "uncertainty_and_paired",
     "weighted_count",
 ]

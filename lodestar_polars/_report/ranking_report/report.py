@@ -23,7 +23,7 @@ from lodestar_polars._base.validation import (
 )
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
-from lodestar_polars._report.extras import check_extras, memory_extras
+from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
     check_frame,
@@ -63,7 +63,7 @@ from lodestar_polars._report.ranking_report.grading import (
 )
 from lodestar_polars._report.ranking_report.payload import finish_payload
 from lodestar_polars._report.ranking_report.result import RankingReport
-from lodestar_polars._report.ranking_report.uncertainty import _uncertainty
+from lodestar_polars._report.ranking_report.uncertainty import uncertainty_and_paired
 
 DEFAULT_PART_ROWS = 5_000_000
 
@@ -83,6 +83,25 @@ def _fit_lazy(
     return fit_comparability(
         lazy.with_columns(flag.alias(_TRUTH)), by=keys, item=item, y_score=score, y_true=_TRUTH
     )
+
+
+def _fit_parts(
+    lazy: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    score: str,
+    truth: str,
+    mp: str,
+    parted: tuple[int, int, Any, str | None],
+) -> Any:
+    """:func:`_fit_lazy`'s state, read in parts (``(total, part_rows, layout, temp_dir)``)."""
+    from lodestar_polars._report.comparability_parts import fit_lazy_in_parts
+
+    total, part_rows, layout, temp_dir = parted
+    return fit_lazy_in_parts(
+        lazy, keys, item, score, truth, mp, total=total, part_rows=part_rows, layout=layout,
+        temp_dir=temp_dir, whole=lambda: _fit_lazy(lazy, keys, item, score, truth, mp),
+    )  # fmt: skip
 
 
 def _objective_alphas() -> Mapping[str, float]:
@@ -425,18 +444,19 @@ def ranking_report(
         if total > limit:
             from lodestar_polars._report.parts import report_in_parts
 
+            parted = (total, limit, lay, temp)
             return report_in_parts(
                 lazy, total, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
                 kk=kk, names=names, primary=primary, block_alpha=block_alpha,
                 transforms=transforms, state=state,
-                fit=lambda: _fit_lazy(lazy, keys, item, score, truth, mp), train=train,
+                fit=lambda: _fit_parts(lazy, keys, item, score, truth, mp, parted), train=train,
                 popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
                 percentile=percentile, n_resamples=n_resamples,
                 confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
                 temp_dir=temp, progress=progress_callback(progress), value=value_name,
                 score_b=score_b,
                 fit_b=None if score_b is None
-                else lambda: _fit_lazy(lazy, keys, item, score_b, truth, mp),
+                else lambda: _fit_parts(lazy, keys, item, score_b, truth, mp, parted),
             )  # fmt: skip
     tick = progress_callback(progress, step="step")
     g, base = _grade(
@@ -526,26 +546,24 @@ def ranking_report(
         floor = score_block(g, pop[g.item_id], kk, tail)
         step(steps - 1)
     model = blocks[primary]
-    uncertainty = _uncertainty(
-        g.unit,
-        int(g.g_list.size),
-        model,
-        floor,
-        n_resamples=n_resamples,
-        confidence_level=confidence_level,
-        seed=seed,
-        objective=primary,
-    )
+    block_b = memory_block_b(
+        g, None if score_b is None else lambda state_b: _objective_scores(
+            base, objective=primary, alpha=block_alpha[primary], keys=keys, item=item,
+            score=score_b, transforms=transforms, state=state_b, fit=fit_b,
+        )[0],
+        None if comparability == "fitted_on_scores" else state, kk, tail,
+    )  # fmt: skip
+    # one set of bootstrap draws: the uncertainty block's and the paired one of B − A
+    uncertainty, versus_dist = uncertainty_and_paired(
+        g.unit, int(g.g_list.size), model, floor, block_b, n_resamples=n_resamples,
+        confidence_level=confidence_level, seed=seed, objective=primary,
+    )  # fmt: skip
     step(steps)
     longest = int(np.bincount(g.list_id)[g.g_list].max())
     extras = memory_extras(
         g, base, blocks, floor, kk=kk, primary=primary, value=value_name, score_b=score_b,
-        score_b_values=None if score_b is None else lambda state_b: _objective_scores(
-            base, objective=primary, alpha=block_alpha[primary], keys=keys, item=item,
-            score=score_b, transforms=transforms, state=state_b, fit=fit_b,
-        )[0],
-        state=None if comparability == "fitted_on_scores" else state, tail=tail,
-        n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
+        block_b=block_b, versus_dist=versus_dist, n_resamples=n_resamples,
+        confidence_level=confidence_level, seed=seed,
     )  # fmt: skip
     return finish_payload(
         kk=kk,
