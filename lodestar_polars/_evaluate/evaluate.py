@@ -320,7 +320,9 @@ def evaluate(
     the metric registry (docs/decisions/0009).  A frame of more than 2^21
     rows is evaluated in parts of whole groups, so that the ranked columns
     and temporaries are those of one part (docs/performance.md, "Memory of
-    an in-memory frame"); the values are those of one call, bit for bit.
+    an in-memory frame"); the values are those of one call, bit for bit
+    (the beyond-accuracy metrics to rounding: their ties sum extra inputs in
+    row order).
     A ``LazyFrame`` is read once, streamed or partitioned (see ``layout``;
     docs/decisions/0017).
 
