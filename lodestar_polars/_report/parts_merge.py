@@ -230,7 +230,9 @@ def _merge(
             held = float(hit_count[tail].sum())
             tail_hit = float(hit_sum[tail].sum()) / held if held > 0 else None
         computed = summarise(hit_count, hit_sum, tail_hit, terms)
-        macro = {m.name(kk): computed[m.key] for m in report_metrics(kk, "macro")}
+        macro = {
+            m.name(kk): computed[m.key] for m in report_metrics(kk, "macro") if m.needs is None
+        }
         return Block(means, macro, values, terms.exposure)
 
     blocks = {name: block(name) for name in names}
@@ -258,7 +260,7 @@ def _merge(
             n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
             versus_dist=versus_dist,
         )  # fmt: skip
-    return finish_payload(
+    report = finish_payload(
         kk=kk, blocks=blocks, floor=floor, primary=primary, uncertainty=uncertainty,
         objective_alpha={n: None if percentile else block_alpha[n] for n in names},
         longest=merged.longest, tail=tail, tail_share=tail_share, tail_source=tail_source,
@@ -266,6 +268,15 @@ def _merge(
         n_items=n_items, mp=mp, source=None if table is None else table[2],
         comparability=comparability, strength=strength, extras=extras,
     )  # fmt: skip
+    if table is not None and table[2] == "train":  # issue 21: in memory only, for now
+        report["notes"].append(PARTS_BEYOND_NOTE.format(k=kk))
+    return report
+
+
+PARTS_BEYOND_NOTE = (
+    "novelty@{k} and personalisation@{k} are left out: a report read in parts does not "
+    "compute them yet; collect the scores (a DataFrame) for the whole-frame path."
+)
 
 
 def _truth_ids(lists: pl.DataFrame, order: IntArray, ids: pl.DataFrame, item: str) -> IntArray:

@@ -24,6 +24,7 @@ from lodestar_polars._base.validation import (
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
+from lodestar_polars._report.beyond import train_information
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
     check_frame,
@@ -489,6 +490,7 @@ def ranking_report(
     else:
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
+    info = None if train is None else train_information(train, keys, item, g.items)  # issue 21
     # steps: the grading, each objective's block, the popularity floor, the bootstrap
     steps = 1 + len(names) + (pop is not None) + 1
     rows = base.height
@@ -537,13 +539,13 @@ def ranking_report(
         )
         if fitted_before is None and state is not None:
             comparability = "fitted_on_scores"
-        blocks[name] = score_block(g, values, kk, tail)
+        blocks[name] = score_block(g, values, kk, tail, info)
         objective_alpha[name] = None if percentile else alpha
         step(1 + len(blocks))
 
     floor = None
     if pop is not None:
-        floor = score_block(g, pop[g.item_id], kk, tail)
+        floor = score_block(g, pop[g.item_id], kk, tail, info)
         step(steps - 1)
     model = blocks[primary]
     block_b = memory_block_b(
