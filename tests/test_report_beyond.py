@@ -117,9 +117,11 @@ def test_only_with_train_and_in_every_view(tmp_path: Path) -> None:
     assert frame["ci_low"].is_null().all()  # coverage metrics carry no interval
     assert "novelty@2" not in (report["uncertainty"] or {}).get("model", {})
     html = report.to_html(tmp_path / "r.html").read_text(encoding="utf-8")
-    assert "<td>novelty@2</td>" in html and "<td>personalisation@2</td>" in html
+    assert "<td>novelty@2</td>" in html
+    assert "<td>personalisation@2</td>" in html
     # the registry's facts
-    assert direction("novelty@10") == "higher" and direction("personalisation@10") == "higher"
+    assert direction("novelty@10") == "higher"
+    assert direction("personalisation@10") == "higher"
     assert report_metric("novelty@5").family == "coverage"  # type: ignore[union-attr]
     names = [m.name(3) for m in report_metrics(3, "macro")]
     assert names[-2:] == ["novelty@3", "personalisation@3"]
@@ -140,7 +142,8 @@ def test_parts_path_leaves_them_out_with_a_note() -> None:
     whole = _report(scores, train)
     parted = _report(scores.lazy(), train, batch_rows=5)
     macro = parted["objectives"]["accuracy"]["macro"]
-    assert "novelty@2" not in macro and "personalisation@2" not in macro
+    assert "novelty@2" not in macro
+    assert "personalisation@2" not in macro
     assert any("novelty@2 and personalisation@2 are left out" in n for n in parted["notes"])
     rest = {k: v for k, v in whole["objectives"]["accuracy"]["macro"].items() if k in macro}
     assert list(rest) == list(macro)  # the rest agrees

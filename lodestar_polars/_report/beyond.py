@@ -30,9 +30,7 @@ if TYPE_CHECKING:
 _USER = "__lp_train_user"
 
 
-def train_information(
-    train: Frame, keys: Sequence[str], item: str, items: pl.Series
-) -> FloatArray:
+def train_information(train: Frame, keys: Sequence[str], item: str, items: pl.Series) -> FloatArray:
     """Per item id (``items`` in order): ``-log2 p`` with ``p`` its share of training users.
 
     An item that no training user touched counts as one user (``p = 1 / n_users``).
@@ -71,9 +69,9 @@ def beyond_family(
     served = g.weight > 0
     n_served = int(np.count_nonzero(served))
     with np.errstate(invalid="ignore", divide="ignore"):
-        novelty = np.bincount(
-            g.list_id, weights=top * information[g.item_id], minlength=n_lists
-        ) / m
+        novelty = (
+            np.bincount(g.list_id, weights=top * information[g.item_id], minlength=n_lists) / m
+        )
     rows = served[g.list_id]
     a = top[rows] / np.sqrt(m[g.list_id[rows]])
     codes = g.item_id[rows]

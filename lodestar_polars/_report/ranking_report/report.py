@@ -22,9 +22,9 @@ from lodestar_polars._base.validation import (
     names_of,
 )
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
+from lodestar_polars._report.beyond import train_information
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
-from lodestar_polars._report.beyond import train_information
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
     check_frame,
