@@ -137,18 +137,14 @@ def test_train_without_user_columns_counts_each_row_a_user() -> None:
     assert got == pytest.approx(want, abs=1e-12)
 
 
-def test_parts_path_leaves_them_out_with_a_note() -> None:
+@pytest.mark.parametrize("objectives", [("accuracy",), ("accuracy", "coverage")])
+def test_parts_equal_the_whole_path(objectives: Any) -> None:
     scores, train = _example()
-    whole = _report(scores, train)
-    parted = _report(scores.lazy(), train, batch_rows=5)
-    macro = parted["objectives"]["accuracy"]["macro"]
-    assert "novelty@2" not in macro
-    assert "personalisation@2" not in macro
-    assert any("novelty@2 and personalisation@2 are left out" in n for n in parted["notes"])
-    rest = {k: v for k, v in whole["objectives"]["accuracy"]["macro"].items() if k in macro}
-    assert list(rest) == list(macro)  # the rest agrees
-    for key, value in macro.items():
-        if value is None:
-            assert rest[key] is None
-        else:
-            assert np.isclose(value, rest[key], rtol=0, atol=1e-12)
+    whole = _report(scores, train, objectives=objectives)
+    parted = _report(scores.lazy(), train, objectives=objectives, batch_rows=5)
+    blocks = [(whole["objectives"][n], parted["objectives"][n]) for n in objectives]
+    blocks.append((whole["baselines"]["global_pop"], parted["baselines"]["global_pop"]))
+    for a, b in blocks:
+        assert list(a["macro"]) == list(b["macro"])
+        for key in ("novelty@2", "personalisation@2"):
+            assert b["macro"][key] == pytest.approx(a["macro"][key], rel=0, abs=1e-12)

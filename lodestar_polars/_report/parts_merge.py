@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._registry import report_metrics
+from lodestar_polars._report.beyond import beyond_from_sums
 from lodestar_polars._report.extras import build_extras
 from lodestar_polars._report.ranking_report import (
     _ITEM,
@@ -37,6 +38,7 @@ from lodestar_polars._report.ranking_report import (
 _TRUTH_ITEM = "__lp_truth_item"
 _GROUP = "__lp_group"
 _TRUTH_VALUE = "__lp_truth_value"
+NOVELTY_SUM, SERVED = "__lp_novelty_sum", "__lp_served"  # issue 21: scalar sums (with train)
 MODEL_B = "__lp_model_b"  # model B's block (issue 21), ranked by the primary block's transform
 
 
@@ -50,6 +52,8 @@ class _BlockSums:
     hit_count: list[FloatArray] = field(default_factory=list)
     hit_sum: list[FloatArray] = field(default_factory=list)
     micro_sum: dict[str, float] = field(default_factory=dict)
+    a_sum: list[FloatArray] = field(default_factory=list)  # issue 21, with train: per item
+    a_sq: list[FloatArray] = field(default_factory=list)  # sum_u a_ui and sum_u a_ui^2
 
 
 @dataclass
@@ -110,6 +114,8 @@ def _collapsed(merged: _Merged, catalogue: pl.Series, item: str) -> dict[str, _B
             [_gathered(sums.hit_count, ids, n, 0.0, "add")],
             [_gathered(sums.hit_sum, ids, n, 0.0, "add")],
             dict(sums.micro_sum),
+            [_gathered(sums.a_sum, ids, n, 0.0, "add")] if sums.a_sum else [],
+            [_gathered(sums.a_sq, ids, n, 0.0, "add")] if sums.a_sq else [],
         )
     return out
 
@@ -156,6 +162,8 @@ def combine(a: _Merged, b: _Merged, item: str) -> _Merged:
             [x.hit_count[0] + y.hit_count[0]],
             [x.hit_sum[0] + y.hit_sum[0]],
             micro,
+            [x.a_sum[0] + y.a_sum[0]] if x.a_sum and y.a_sum else x.a_sum or y.a_sum,
+            [x.a_sq[0] + y.a_sq[0]] if x.a_sq and y.a_sq else x.a_sq or y.a_sq,
         )
     return out
 
@@ -230,8 +238,17 @@ def _merge(
             held = float(hit_count[tail].sum())
             tail_hit = float(hit_sum[tail].sum()) / held if held > 0 else None
         computed = summarise(hit_count, hit_sum, tail_hit, terms)
+        if sums.a_sum:  # issue 21, with train: novelty and personalisation from their sums
+            computed.update(
+                beyond_from_sums(
+                    sums.micro_sum[NOVELTY_SUM], int(sums.micro_sum[SERVED]),
+                    per_item(sums.a_sum, 0.0, "add"), per_item(sums.a_sq, 0.0, "add"),
+                )
+            )  # fmt: skip
         macro = {
-            m.name(kk): computed[m.key] for m in report_metrics(kk, "macro") if m.needs is None
+            m.name(kk): computed[m.key]
+            for m in report_metrics(kk, "macro")
+            if m.needs is None or m.key in computed
         }
         return Block(means, macro, values, terms.exposure)
 
@@ -260,7 +277,7 @@ def _merge(
             n_resamples=n_resamples, confidence_level=confidence_level, seed=seed,
             versus_dist=versus_dist,
         )  # fmt: skip
-    report = finish_payload(
+    return finish_payload(
         kk=kk, blocks=blocks, floor=floor, primary=primary, uncertainty=uncertainty,
         objective_alpha={n: None if percentile else block_alpha[n] for n in names},
         longest=merged.longest, tail=tail, tail_share=tail_share, tail_source=tail_source,
@@ -268,15 +285,6 @@ def _merge(
         n_items=n_items, mp=mp, source=None if table is None else table[2],
         comparability=comparability, strength=strength, extras=extras,
     )  # fmt: skip
-    if table is not None and table[2] == "train":  # issue 21: in memory only, for now
-        report["notes"].append(PARTS_BEYOND_NOTE.format(k=kk))
-    return report
-
-
-PARTS_BEYOND_NOTE = (
-    "novelty@{k} and personalisation@{k} are left out: a report read in parts does not "
-    "compute them yet; collect the scores (a DataFrame) for the whole-frame path."
-)
 
 
 def _truth_ids(lists: pl.DataFrame, order: IntArray, ids: pl.DataFrame, item: str) -> IntArray:
