@@ -61,22 +61,26 @@ def information_on(items: pl.Series, item: str, table: tuple[pl.DataFrame, float
     return out
 
 
-def train_information(
-    train: Frame, keys: Sequence[str], item: str, items: pl.Series
-) -> FloatArray:
+def train_information(train: Frame, keys: Sequence[str], item: str, items: pl.Series) -> FloatArray:
     """Per item id (``items`` in order): ``-log2 p`` (:func:`information_table`)."""
     return information_on(items, item, information_table(train, keys, item))
 
 
+ByCut = dict[int, tuple["FloatArray", "FloatArray"]]
+"""Per top size ``m``: per item id, ``sum_u w_ui`` and ``sum_u w_ui^2`` over the lists of that
+size (``w``: the chance the item is in the list's top ``k``; 1 or 0 outside a tie, so the sums
+are exact integers there and every path adds them to the same number)."""
+
+
 def beyond_sums(
     g: Graded, top: FloatArray, information: FloatArray, k: int
-) -> tuple[float, int, FloatArray, FloatArray]:
+) -> tuple[float, int, ByCut]:
     """One ranking's sums over its served lists, which add over parts of whole lists.
 
     ``top``: per candidate row, its chance to be in its list's top ``k``. The served lists are
     those carrying a graded list (``g.weight > 0``), each counted once. Returns the sum of the
-    lists' novelty, their count, and per item id ``sum_u a_ui`` and ``sum_u a_ui^2`` with
-    ``a_ui = P(i in u's top k) / sqrt(m_u)`` (``lp.personalisation``'s terms).
+    lists' novelty, their count, and :data:`ByCut` (``lp.personalisation``'s terms
+    ``a_ui = w_ui / sqrt(m_u)``, kept apart by ``m`` so that no path rounds them differently).
     """
     n_lists = g.weight.size
     length = np.bincount(g.list_id, minlength=n_lists).astype(np.float64)
@@ -86,19 +90,27 @@ def beyond_sums(
     with np.errstate(invalid="ignore", divide="ignore"):
         novelty = np.bincount(g.list_id, weights=weights, minlength=n_lists) / m
     rows = served[g.list_id]
-    a = top[rows] / np.sqrt(m[g.list_id[rows]])
-    codes = g.item_id[rows]
+    w, codes, cut = top[rows], g.item_id[rows], m[g.list_id[rows]].astype(np.int64)
     size = int(g.items.len())
-    total = np.bincount(codes, weights=a, minlength=size).astype(np.float64)
-    squares = np.bincount(codes, weights=a * a, minlength=size).astype(np.float64)
-    return float(novelty[served].sum()), int(np.count_nonzero(served)), total, squares
+    by_cut: ByCut = {}
+    for c in np.unique(cut).tolist():  # one pass per distinct top size (at most k), not per list
+        at = cut == c
+        by_cut[int(c)] = (
+            np.bincount(codes[at], weights=w[at], minlength=size).astype(np.float64),
+            np.bincount(codes[at], weights=w[at] * w[at], minlength=size).astype(np.float64),
+        )
+    return float(novelty[served].sum()), int(np.count_nonzero(served)), by_cut
 
 
-def beyond_from_sums(
-    novelty_sum: float, n_served: int, total: FloatArray, squares: FloatArray
-) -> dict[str, float | None]:
+def beyond_from_sums(novelty_sum: float, n_served: int, by_cut: ByCut) -> dict[str, float | None]:
     """``novelty@{k}`` and ``personalisation@{k}`` (registry keys) from :func:`beyond_sums`."""
-    overlap = float(((total * total - squares) / 2.0).sum())
+    total: FloatArray | float = 0.0
+    squares: FloatArray | float = 0.0
+    for c in sorted(by_cut):
+        w_sum, w_sq = by_cut[c]
+        total = total + w_sum / np.sqrt(float(c))
+        squares = squares + w_sq / float(c)
+    overlap = float(np.sum((np.asarray(total) ** 2 - np.asarray(squares)) / 2.0))
     pairs = n_served * (n_served - 1.0) / 2.0
     return {
         "novelty@{k}": novelty_sum / n_served if n_served else None,

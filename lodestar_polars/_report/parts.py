@@ -296,9 +296,8 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
         if ctx.information is not None:  # issue 21: novelty and personalisation, as sums
             assert terms.top is not None
             info = information_on(g.items, item, ctx.information)
-            nov, served, a_sum, a_sq = beyond_sums(g, terms.top, info, kk)
-            sums.a_sum.append(a_sum)
-            sums.a_sq.append(a_sq)
+            nov, served, by_cut = beyond_sums(g, terms.top, info, kk)
+            sums.by_cut.append(by_cut)
             for key, add in ((NOVELTY_SUM, nov), (SERVED, float(served))):
                 sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
         if name in (primary, BASELINE, MODEL_B) or ctx.value is not None:  # value: every block
