@@ -41,15 +41,15 @@ from lodestar_polars._evaluate.partition import (
     hashed_parts,
     sample_is_grouped,
 )
-from lodestar_polars._report.extras import check_extras
 from lodestar_polars._report.beyond import beyond_sums, information_on, information_table
+from lodestar_polars._report.extras import check_extras
 from lodestar_polars._report.parts_merge import (
-    NOVELTY_SUM,
-    SERVED,
     _GROUP,
     _TRUTH_ITEM,
     _TRUTH_VALUE,
     MODEL_B,
+    NOVELTY_SUM,
+    SERVED,
     _BlockSums,
     _keep_problem,
     _merge,

@@ -553,7 +553,7 @@ def ranking_report(
             base, objective=primary, alpha=block_alpha[primary], keys=keys, item=item,
             score=score_b, transforms=transforms, state=state_b, fit=fit_b,
         )[0],
-        None if comparability == "fitted_on_scores" else state, kk, tail,
+        None if comparability == "fitted_on_scores" else state, kk, tail, info,
     )  # fmt: skip
     # one set of bootstrap draws: the uncertainty block's and the paired one of B − A
     uncertainty, versus_dist = uncertainty_and_paired(
