@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -147,3 +148,33 @@ def test_parts_equal_the_whole_path(objectives: Any) -> None:
         assert list(a["macro"]) == list(b["macro"])
         for key in ("novelty@2", "personalisation@2"):
             assert b["macro"][key] == pytest.approx(a["macro"][key], rel=0, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_random_tied_log_equals_lp_and_its_parts(seed: int) -> None:
+    """40 lists of 3-8 candidates, scores on a coarse grid (ties at the cut), k=3."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(3, 9, 40)
+    user = np.repeat(np.arange(40), sizes)
+    item = np.concatenate([rng.choice(15, s, replace=False) for s in sizes])
+    scores = pl.DataFrame(
+        {
+            "user": user,
+            "item": item,
+            "score": rng.integers(0, 4, user.size).astype(np.float64),
+            "clicked": rng.random(user.size) < 0.2,
+        }
+    )
+    train = pl.DataFrame({"user": rng.integers(0, 30, 300), "item": rng.integers(0, 13, 300)})
+    whole = _report(scores, train, k=3)
+    parted = _report(scores.lazy(), train, k=3, batch_rows=60)
+    served = _served(scores)
+    model = whole["objectives"]["accuracy"]["macro"]
+    assert model["novelty@3"] == pytest.approx(_novelty(served, train, "score", 3), abs=1e-12)
+    want = lp.personalisation(served, by="user", item="item", y_score="score", k=3)
+    assert model["personalisation@3"] == pytest.approx(want, abs=1e-12)
+    for key in ("novelty@3", "personalisation@3"):
+        got = parted["objectives"]["accuracy"]["macro"][key]
+        assert got == pytest.approx(model[key], rel=0, abs=1e-12)
+        floor = parted["baselines"]["global_pop"]["macro"][key]
+        assert floor == pytest.approx(whole["baselines"]["global_pop"]["macro"][key], abs=1e-12)
