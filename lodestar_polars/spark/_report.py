@@ -97,11 +97,12 @@ def _spark_information(
     from lodestar_polars.spark._common import _quoted
 
     col = functions.col
-    if keys and all(k in train.columns for k in keys):  # the users: the by columns
-        pairs = train.select(*(col(_quoted(k)) for k in keys), col(_quoted(item))).distinct()
-        n_users = train.select(*(col(_quoted(k)) for k in keys)).distinct().count()
+    spark_train: Any = train  # a Spark DataFrame (isinstance against a runtime type)
+    if keys and all(k in spark_train.columns for k in keys):  # the users: the by columns
+        pairs = spark_train.select(*(col(_quoted(k)) for k in keys), col(_quoted(item))).distinct()
+        n_users = spark_train.select(*(col(_quoted(k)) for k in keys)).distinct().count()
     else:  # each training row one user's interaction
-        pairs, n_users = train.select(col(_quoted(item))), train.count()
+        pairs, n_users = spark_train.select(col(_quoted(item))), spark_train.count()
     per_item = pairs.groupBy(col(_quoted(item))).agg(functions.count(functions.lit(1)).alias("u"))
     frame = pl.from_arrow(per_item.toArrow())
     assert isinstance(frame, pl.DataFrame)
