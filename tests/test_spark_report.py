@@ -247,12 +247,15 @@ def test_partial_terms_combine_in_any_tree() -> None:
         "train": train,
     }
     local = lp.ranking_report(log, **args)
+    from lodestar_polars._report.beyond import information_table
+
     table = popularity_table("item", pl.String, train, None)
     context = _report_parts.PartContext(
         keys=["list"], item="item", score="score", truth="clicked", groups="entity", mp="each",
         kk=3, names=["accuracy"], primary="accuracy", block_alpha={"accuracy": 0.0},
         transforms={"shrinkage": False, "shrinkage_strength": None, "percentile": False},
         state=None, table=table, shrink=False, strength=None, percentile=False,
+        information=information_table(train, ["list"], "item"),  # issue 21: novelty@k
     )  # fmt: skip
     numbered = log.with_row_index(_report_parts._GROW)
     partials = []

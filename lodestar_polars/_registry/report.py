@@ -45,6 +45,8 @@ class ReportMetric:
     """A fixed cutoff (``hit@1``, ``hit@5``: emitted whatever ``k``); None: the report's ``k``."""
     metric: str | None = None
     """The :data:`REGISTRY` metric a micro key equals (averaged ties), by its name."""
+    needs: Literal["train"] | None = None
+    """An input the key is written only with (``"train"``: the training interactions)."""
 
     @property
     def block(self) -> Literal["micro", "macro", "value"]:
@@ -148,6 +150,28 @@ REPORT_METRICS: tuple[ReportMetric, ...] = (
         label="exposure Gini",
         value_range=UNIT,
     ),
+    # beyond accuracy (issue 21): the served top k's novelty against train's popularity and
+    # the lists' personalisation; written only with train= (in memory), no interval
+    ReportMetric(
+        key="novelty@{k}",
+        family="coverage",
+        summary="mean self-information `-log2 p` of the top k, `p` the share of training users "
+        "with the item (`lp.novelty`; a cold item one user), averaged over lists (with `train`)",
+        higher_is_better=True,
+        label="novelty@{k}",
+        value_range=NON_NEGATIVE,
+        needs="train",
+    ),
+    ReportMetric(
+        key="personalisation@{k}",
+        family="coverage",
+        summary="one minus the mean cosine overlap of two lists' top k, over every pair of "
+        "lists (`lp.personalisation`; with `train`)",
+        higher_is_better=True,
+        label="personalisation@{k}",
+        value_range=UNIT,
+        needs="train",
+    ),
     # the value family (issue 21): written only when the report is given value=, a
     # column of an item's price or margin; expectations over tie orders, no interval (seed 004)
     ReportMetric(
@@ -196,8 +220,10 @@ def report_metrics(
     --------
     >>> [m.name(5) for m in report_metrics(5, "micro")]
     ['hit@1', 'hit@5', 'mrr@5', 'ndcg@5']
-    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-2:]
+    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-4:-2]
     [('entropy', 'higher'), ('gini', 'lower')]
+    >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "train"]
+    ['novelty@10', 'personalisation@10']
     """
     seen: dict[str, ReportMetric] = {}
     for metric in REPORT_METRICS:

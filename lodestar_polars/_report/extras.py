@@ -186,10 +186,14 @@ def memory_block_b(
     state: Any,
     kk: int,
     tail: Any,
+    information: Any = None,
 ) -> Block | None:
-    """Model B's block on the whole-frame path (None without ``y_score_b``)."""
+    """Model B's block on the whole-frame path (None without ``y_score_b``).
+
+    ``information``: per item id, ``train``'s self-information (novelty and personalisation).
+    """
     if score_b_values is None:
         return None
     from lodestar_polars._report.ranking_report import score_block
 
-    return score_block(g, score_b_values(state), kk, tail)
+    return score_block(g, score_b_values(state), kk, tail, information)

@@ -41,12 +41,15 @@ from lodestar_polars._evaluate.partition import (
     hashed_parts,
     sample_is_grouped,
 )
+from lodestar_polars._report.beyond import beyond_sums, information_on, information_table
 from lodestar_polars._report.extras import check_extras
 from lodestar_polars._report.parts_merge import (
     _GROUP,
     _TRUTH_ITEM,
     _TRUTH_VALUE,
     MODEL_B,
+    NOVELTY_SUM,
+    SERVED,
     _BlockSums,
     _keep_problem,
     _merge,
@@ -188,6 +191,7 @@ class PartContext:
     score_b: str | None = None  # issue 21: model B's scores
     state_b: Any = None
     check_extras: bool = False  # Spark: the value and B columns checked per partition
+    information: tuple[pl.DataFrame, float] | None = None  # issue 21: train's, per item
 
 
 def _no_fit() -> Any:  # pragma: no cover - the state is fitted before the parts
@@ -289,6 +293,13 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
         sums.miss.append(terms.miss)
         sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
         sums.hit_sum.append(weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids))
+        if ctx.information is not None:  # issue 21: novelty and personalisation, as sums
+            assert terms.top is not None
+            info = information_on(g.items, item, ctx.information)
+            nov, served, by_cut = beyond_sums(g, terms.top, info, kk)
+            sums.by_cut.append(by_cut)
+            for key, add in ((NOVELTY_SUM, nov), (SERVED, float(served))):
+                sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
         if name in (primary, BASELINE, MODEL_B) or ctx.value is not None:  # value: every block
             for key in micro:
                 merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
@@ -380,6 +391,7 @@ def report_in_parts(
         transforms=dict(transforms), state=state, table=table, shrink=shrink,
         strength=strength, percentile=percentile, check_only=bool(later), value=value,
         score_b=score_b, state_b=state_b,
+        information=None if train is None or later else information_table(train, keys, item),
     )  # fmt: skip
     merged = _Merged()
 

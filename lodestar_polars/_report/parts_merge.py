@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._registry import report_metrics
+from lodestar_polars._report.beyond import ByCut, beyond_from_sums
 from lodestar_polars._report.extras import build_extras
 from lodestar_polars._report.ranking_report import (
     _ITEM,
@@ -37,6 +38,7 @@ from lodestar_polars._report.ranking_report import (
 _TRUTH_ITEM = "__lp_truth_item"
 _GROUP = "__lp_group"
 _TRUTH_VALUE = "__lp_truth_value"
+NOVELTY_SUM, SERVED = "__lp_novelty_sum", "__lp_served"  # issue 21: scalar sums (with train)
 MODEL_B = "__lp_model_b"  # model B's block (issue 21), ranked by the primary block's transform
 
 
@@ -50,6 +52,7 @@ class _BlockSums:
     hit_count: list[FloatArray] = field(default_factory=list)
     hit_sum: list[FloatArray] = field(default_factory=list)
     micro_sum: dict[str, float] = field(default_factory=dict)
+    by_cut: list[ByCut] = field(default_factory=list)  # issue 21, with train: per part
 
 
 @dataclass
@@ -98,6 +101,31 @@ def _gathered(arrays: list[Any], ids: list[IntArray], n: int, start: float, how:
     return out
 
 
+def _cuts_gathered(parts: list[ByCut], ids: list[IntArray], n: int) -> ByCut:
+    """The parts' :data:`ByCut` sums per catalogue item (a part without a top size: zeros)."""
+    out: ByCut = {}
+    for c in sorted({c for part in parts for c in part}):
+        pairs = [
+            part.get(c, (np.zeros(i.size), np.zeros(i.size)))
+            for part, i in zip(parts, ids, strict=True)
+        ]
+        out[c] = (
+            _gathered([p[0] for p in pairs], ids, n, 0.0, "add"),
+            _gathered([p[1] for p in pairs], ids, n, 0.0, "add"),
+        )
+    return out
+
+
+def _cuts_added(x: list[ByCut], y: list[ByCut]) -> list[ByCut]:
+    """Two collapsed parts' :data:`ByCut` sums added (over one catalogue)."""
+    if not (x and y):
+        return x or y
+    out = dict(x[0])
+    for c, (w_sum, w_sq) in y[0].items():
+        out[c] = (out[c][0] + w_sum, out[c][1] + w_sq) if c in out else (w_sum, w_sq)
+    return [out]
+
+
 def _collapsed(merged: _Merged, catalogue: pl.Series, item: str) -> dict[str, _BlockSums]:
     """The parts' per-item sums as one part over ``catalogue`` (neutral where a part is not)."""
     ids, n = _per_item(merged, catalogue, item)
@@ -110,6 +138,7 @@ def _collapsed(merged: _Merged, catalogue: pl.Series, item: str) -> dict[str, _B
             [_gathered(sums.hit_count, ids, n, 0.0, "add")],
             [_gathered(sums.hit_sum, ids, n, 0.0, "add")],
             dict(sums.micro_sum),
+            [_cuts_gathered(sums.by_cut, ids, n)] if sums.by_cut else [],
         )
     return out
 
@@ -156,6 +185,7 @@ def combine(a: _Merged, b: _Merged, item: str) -> _Merged:
             [x.hit_count[0] + y.hit_count[0]],
             [x.hit_sum[0] + y.hit_sum[0]],
             micro,
+            _cuts_added(x.by_cut, y.by_cut),
         )
     return out
 
@@ -230,7 +260,18 @@ def _merge(
             held = float(hit_count[tail].sum())
             tail_hit = float(hit_sum[tail].sum()) / held if held > 0 else None
         computed = summarise(hit_count, hit_sum, tail_hit, terms)
-        macro = {m.name(kk): computed[m.key] for m in report_metrics(kk, "macro")}
+        if sums.by_cut:  # issue 21, with train: novelty and personalisation from their sums
+            computed.update(
+                beyond_from_sums(
+                    sums.micro_sum[NOVELTY_SUM], int(sums.micro_sum[SERVED]),
+                    _cuts_gathered(sums.by_cut, terms_ids, n_items),
+                )
+            )  # fmt: skip
+        macro = {
+            m.name(kk): computed[m.key]
+            for m in report_metrics(kk, "macro")
+            if m.needs is None or m.key in computed
+        }
         return Block(means, macro, values, terms.exposure)
 
     blocks = {name: block(name) for name in names}

@@ -83,6 +83,34 @@ def _partition_grader(
     return grade_partition
 
 
+def _spark_information(
+    train: Any, keys: list[str], item: str, spark_frame: type
+) -> tuple[pl.DataFrame, float]:
+    """``train``'s self-information per item (novelty@k, issue 21); a Spark one on the cluster."""
+    from lodestar_polars._report.beyond import information_table
+
+    if not isinstance(train, spark_frame):
+        return information_table(train, keys, item)
+    import numpy as np
+    from pyspark.sql import functions
+
+    from lodestar_polars.spark._common import _quoted
+
+    col = functions.col
+    spark_train: Any = train  # a Spark DataFrame (isinstance against a runtime type)
+    if keys and all(k in spark_train.columns for k in keys):  # the users: the by columns
+        pairs = spark_train.select(*(col(_quoted(k)) for k in keys), col(_quoted(item))).distinct()
+        n_users = spark_train.select(*(col(_quoted(k)) for k in keys)).distinct().count()
+    else:  # each training row one user's interaction
+        pairs, n_users = spark_train.select(col(_quoted(item))), spark_train.count()
+    per_item = pairs.groupBy(col(_quoted(item))).agg(functions.count(functions.lit(1)).alias("u"))
+    frame = pl.from_arrow(per_item.toArrow())
+    assert isinstance(frame, pl.DataFrame)
+    n = max(int(n_users), 1)
+    share = pl.col("u").cast(pl.Float64) / n
+    return frame.select(item, (-share.log(2.0)).alias("info")), float(np.log2(n))
+
+
 def _spark_popularity(
     train: Any, popularity: Any, item: str, item_dtype: Any, spark_frame: type
 ) -> tuple[pl.DataFrame, float, str] | None:
@@ -353,6 +381,8 @@ def ranking_report(
         state=state, table=table, shrink=shrink, strength=strength, percentile=bool(percentile),
         check_only=bool(later), value=value, score_b=y_score_b, state_b=state,
         check_extras=True,
+        information=None if train is None or later
+        else _spark_information(train, keys, item, SparkDataFrame),
     )  # fmt: skip
     if num_partitions is None:
         rows = source.count()

@@ -144,8 +144,11 @@ def micro_keys(k: int) -> list[tuple[str, Literal["hit", "rr", "dcg"], int]]:
 
 
 def macro_keys(k: int) -> list[str]:
-    """The macro block's keys (the macro and coverage families), in payload order."""
-    return [m.name(k) for m in report_metrics(k, "macro")]
+    """The macro block's keys (the macro and coverage families), in payload order.
+
+    Keys written only with an input (``novelty@k`` with ``train``) are left out.
+    """
+    return [m.name(k) for m in report_metrics(k, "macro") if m.needs is None]
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,7 @@ class Terms:
     exposure: FloatArray  # per item id: expected exposure (sum of w * P(in top-k))
     covered: npt.NDArray[np.bool_]  # per item id: surely in some top k
     miss: FloatArray  # per item id: prod (1 - p)^w over the rows straddling k
+    top: FloatArray | None = None  # per candidate row: P(in its list's top k)
 
 
 def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
@@ -191,7 +195,7 @@ def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
     w = g.weight[g.list_id]
     exposure = weighted_count(g.item_id, weights=w * p, minlength=g.n_catalogue)
     covered, miss = coverage_terms(g.item_id, p, w, g.n_catalogue)
-    return Terms(per_list, exposure, covered, miss)
+    return Terms(per_list, exposure, covered, miss, p)
 
 
 def summarise(
@@ -213,8 +217,18 @@ def summarise(
     return computed
 
 
-def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool_]) -> Block:
-    """Micro and macro families of the ranking by ``values`` (one per candidate row)."""
+def score_block(
+    g: Graded,
+    values: ScoreArray,
+    k: int,
+    tail: npt.NDArray[np.bool_],
+    information: FloatArray | None = None,
+) -> Block:
+    """Micro and macro families of the ranking by ``values`` (one per candidate row).
+
+    ``information``: per item id, its self-information against ``train``'s popularity; with
+    it, the coverage family's ``novelty@k`` and ``personalisation@k`` (``_report/beyond.py``).
+    """
     terms = block_terms(g, values, k)
     per_list = terms.per_list
     micro = {key: float(v.mean()) for key, v in per_list.items()}
@@ -226,8 +240,17 @@ def score_block(g: Graded, values: ScoreArray, k: int, tail: npt.NDArray[np.bool
     in_tail = tail[g.g_item]
     tail_hit = float(hit_k[in_tail].mean()) if in_tail.any() else None
     computed = summarise(counts, sums, tail_hit, terms)
+    if information is not None:
+        from lodestar_polars._report.beyond import beyond_family
+
+        assert terms.top is not None
+        computed.update(beyond_family(g, terms.top, information, k))
     # the registry's keys, in its order (a key it adds must be computed above)
-    macro = {m.name(k): computed[m.key] for m in report_metrics(k, "macro")}
+    macro = {
+        m.name(k): computed[m.key]
+        for m in report_metrics(k, "macro")
+        if m.needs is None or m.key in computed
+    }
     return Block(micro, macro, per_list, terms.exposure)
 
 

@@ -22,6 +22,7 @@ from lodestar_polars._base.validation import (
     names_of,
 )
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
+from lodestar_polars._report.beyond import train_information
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
 from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
@@ -192,7 +193,8 @@ def ranking_report(
         The blocks to score; each ranks by its popularity discount α.
     train : polars.DataFrame or polars.LazyFrame, default=None
         Training interactions with an ``item`` column (one row per positive):
-        the popularity floor and the tail rule's popularity.
+        the popularity floor, the tail rule's popularity, and the coverage
+        family's ``novelty@k`` and ``personalisation@k`` (docs/report.md).
     popularity : polars.DataFrame or polars.LazyFrame, default=None
         An already fitted floor: ``item`` and ``popularity`` (non-negative)
         columns.  Pass it or ``train``, not both.
@@ -489,6 +491,7 @@ def ranking_report(
     else:
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
+    info = None if train is None else train_information(train, keys, item, g.items)  # issue 21
     # steps: the grading, each objective's block, the popularity floor, the bootstrap
     steps = 1 + len(names) + (pop is not None) + 1
     rows = base.height
@@ -537,13 +540,13 @@ def ranking_report(
         )
         if fitted_before is None and state is not None:
             comparability = "fitted_on_scores"
-        blocks[name] = score_block(g, values, kk, tail)
+        blocks[name] = score_block(g, values, kk, tail, info)
         objective_alpha[name] = None if percentile else alpha
         step(1 + len(blocks))
 
     floor = None
     if pop is not None:
-        floor = score_block(g, pop[g.item_id], kk, tail)
+        floor = score_block(g, pop[g.item_id], kk, tail, info)
         step(steps - 1)
     model = blocks[primary]
     block_b = memory_block_b(
@@ -551,7 +554,7 @@ def ranking_report(
             base, objective=primary, alpha=block_alpha[primary], keys=keys, item=item,
             score=score_b, transforms=transforms, state=state_b, fit=fit_b,
         )[0],
-        None if comparability == "fitted_on_scores" else state, kk, tail,
+        None if comparability == "fitted_on_scores" else state, kk, tail, info,
     )  # fmt: skip
     # one set of bootstrap draws: the uncertainty block's and the paired one of B − A
     uncertainty, versus_dist = uncertainty_and_paired(
