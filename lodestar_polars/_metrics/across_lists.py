@@ -30,7 +30,8 @@ def item_popularity(
     ``users`` over the distinct users of ``frame`` (the training interactions) (RecTools'
     ``MeanInvUserFreq``); ``popularity_rank``: the dense rank of ``users``,
     1 the largest (RecTools' ``Serendipity`` ranks interaction counts: the
-    same where no user-item pair repeats).  Join it onto the served rows by
+    same where no user-item pair repeats).  One row per item, in the order the
+    items first appear in ``frame``.  Join it onto the served rows by
     ``item``; items missing there are cold (see :func:`novelty`,
     :func:`serendipity`).
 
@@ -56,7 +57,7 @@ def item_popularity(
     user = pl.struct(keys) if len(keys) > 1 else keys[0]
     lazy = lazy.select(item_expr, user.alias("__lodestar_user"))
     by = "__lodestar_user"
-    counts = lazy.group_by(item).agg(pl.col(by).n_unique().alias("users"))
+    counts = lazy.group_by(item, maintain_order=True).agg(pl.col(by).n_unique().alias("users"))
     total = lazy.select(pl.col(by).n_unique().alias("n"))
     out = counts.join(total, how="cross").select(
         pl.col(item),
