@@ -12,8 +12,8 @@ What it holds: a few small long frames of runs (``datasets``: rows of
 built from), and for each dataset every method x every normalisation that ranx and
 ``lp.fuse`` both accept (``fuse``: ranx's fused run as rows ``[query, doc, score]``),
 plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels, and
-``learned``: ranx's training of posfuse and mapfuse on those qrels (``optimize_fusion``) and
-the fused runs from what it learned.
+``learned``: ranx's training of posfuse, mapfuse and probfuse on those qrels
+(``optimize_fusion``) and the fused runs from what it learned.
 
 Every list of one run for one query holds at most 15 documents: there ranx's sort
 (numba's quicksort) is an insertion sort, so equal scores keep their insertion order,
@@ -242,12 +242,12 @@ def main() -> None:
         )
     # the learned methods: ranx's training (optimize_fusion) and the fusion with what it learned
     learned = []
-    for method in ["posfuse", "mapfuse"]:
+    for method in ["posfuse", "mapfuse", "probfuse"]:
         for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
             trained = optimize_fusion(qrels, runs, norm=norm, method=method)
-            key = "probs" if method == "posfuse" else "map_scores"
+            key = "map_scores" if method == "mapfuse" else "probs"
             values = [
-                [float(v) for v in p] if method == "posfuse" else float(p) for p in trained[key]
+                float(p) if method == "mapfuse" else [float(v) for v in p] for p in trained[key]
             ]
             fused = fuse(runs, norm=norm, method=method, params=trained)
             learned.append(

@@ -123,3 +123,40 @@ def test_mapfuse_by_hand() -> None:
     }
     assert got.keys() == want.keys()
     assert all(_close(got[k], v) for k, v in want.items())
+
+
+def test_probfuse_by_hand() -> None:
+    # n segments of ceil(L / n) documents; a segment's probability: the mean over the
+    # queries of qrels of its share of relevant documents (a segment past the end adds 0)
+    # n >= 3: every segment one document (L <= 3): run a hits q1 0 0 1, q2 1 -> [1/2, 0, 1/2];
+    # run b hits q1 1 0 0, q2 0 -> [1/2, 0, 0]; the fused lists rank d3 then d1 on q1 and
+    # d1 first on q2 (0.5 each, a's d1 seen first): MRR 1 for every n >= 3, and ranx's
+    # rule keeps the last n tried, 100
+    trained = lp.optimize_fusion(
+        QRELS, RUNS, method="probfuse", metric="mrr", y_true="rel", **ROLES
+    )
+    assert trained == {"probs": {"a": [0.5, 0.0, 0.5] + [0.0] * 97, "b": [0.5] + [0.0] * 99}}
+    fused = lp.fuse(RUNS, method="probfuse", **trained, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    # each document probs[k] / (k + 1), k its segment (its position here)
+    assert got == {
+        ("q1", "d1"): 0.5 / 1 + 0.0 / 3,
+        ("q1", "d2"): 0.0 / 2 + 0.0 / 2,
+        ("q1", "d3"): 0.5 / 3 + 0.5 / 1,
+        ("q2", "d1"): 0.5,
+        ("q2", "d2"): 0.5,
+    }
+    # two segments: q1's lists (L = 3) in segments of 2, 1; q2's (L = 1) in one of 1
+    # run a: q1 segment 0 hits 0 0 (0), segment 1 hit 1 (1); q2 segment 0 hit 1 -> [1/2, 1/2]
+    # run b: q1 segment 0 hits 1 0 (1/2), segment 1 hit 0; q2 segment 0 hit 0 -> [1/4, 0]
+    probs = {"a": [0.5, 0.5], "b": [0.25, 0.0]}
+    fused = lp.fuse(RUNS, method="probfuse", probs=probs, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    assert got == {
+        ("q1", "d1"): 0.5 / 1 + 0.0 / 2,
+        ("q1", "d2"): 0.5 / 1 + 0.25 / 1,
+        ("q1", "d3"): 0.5 / 2 + 0.25 / 1,
+        ("q2", "d1"): 0.5 / 1,
+        ("q2", "d2"): 0.25 / 1,
+    }
+    assert list(fused["doc"]) == ["d2", "d1", "d3", "d1", "d2"]

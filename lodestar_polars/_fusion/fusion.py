@@ -119,7 +119,12 @@ def _fused(
     if method in LEARNED:
         assert learned is not None
         return fused_learned(
-            frame, keys=keys, item=item, method=method, learned=learned, cols=(_R, _POS, _S, _FIRST)
+            frame,
+            keys=keys,
+            item=item,
+            method=method,
+            learned=learned,
+            cols=(_R, _POS, _S, _FIRST, _LEN),
         )
     if method in ("condorcet", "w_condorcet"):
         return _condorcet(frame, keys=keys, item=item, n_runs=n_runs, weights=weights)
@@ -273,7 +278,7 @@ def fuse(
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
         ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
-        ``"posfuse"`` and ``"mapfuse"`` (docs/fusion.md).
+        ``"posfuse"``, ``"mapfuse"`` and ``"probfuse"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
         default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
@@ -304,6 +309,8 @@ def fuse(
     probs : mapping of run name to a list of floats, optional
         PosFuse's learned probabilities per position, required by ``method="posfuse"``:
         what ``lp.optimize_fusion(qrels, runs, method="posfuse")`` returns.
+        ProbFuse's learned probabilities per segment too, required by
+        ``method="probfuse"`` (the number of segments their count).
     map_scores : mapping of run name to float, optional
         MAPFuse's learned MAP per run, required by ``method="mapfuse"``: what
         ``lp.optimize_fusion(qrels, runs, method="mapfuse")`` returns.

@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._fusion.segmented import probfuse_scores
 from lodestar_polars.exceptions import InvalidParameterError
 
-LEARNED: dict[str, str] = {"posfuse": "probs", "mapfuse": "map_scores"}
+LEARNED: dict[str, str] = {"posfuse": "probs", "mapfuse": "map_scores", "probfuse": "probs"}
 """The learned methods and the name of what each learns (ranx's parameter names)."""
 
 
@@ -32,9 +33,9 @@ def check_learned(
     """What the method learned, one entry per run in the runs' order; refused elsewhere."""
     for name, value in given.items():
         if value is not None and LEARNED.get(method) != name:
-            which = next(m for m, p in LEARNED.items() if p == name)
+            which = " or ".join(repr(m) for m, p in LEARNED.items() if p == name)
             msg = (
-                f"The {name!r} parameter of {caller} applies to method={which!r} only. "
+                f"The {name!r} parameter of {caller} applies to method={which} only. "
                 f"Got {name} with method={method!r}."
             )
             raise InvalidParameterError(msg)
@@ -76,6 +77,13 @@ def check_learned(
                 f"(finite). Got {entry!r} for run {r!r}."
             )
             raise InvalidParameterError(msg)
+        if method == "probfuse" and not items:
+            msg = (
+                f"The 'probs' parameter of {caller} must map each run to a non-empty list "
+                f"with method='probfuse' (one probability per segment). Got {entry!r} for "
+                f"run {r!r}."
+            )
+            raise InvalidParameterError(msg)
         out.append([float(v) for v in items] if name == "probs" else float(entry))
     return out
 
@@ -87,11 +95,13 @@ def fused_learned(
     item: str,
     method: str,
     learned: list[Any],
-    cols: tuple[str, str, str, str],
+    cols: tuple[str, str, str, str, str],
 ) -> pl.LazyFrame:
     """(keys..., item, fused score, first appearance): CombSUM of each run's learned score."""
-    run, pos, score, first = cols
-    if method == "posfuse":
+    run, pos, score, first, length = cols
+    if method == "probfuse":
+        frame, value = probfuse_scores(frame, learned, (run, pos, length))
+    elif method == "posfuse":
         table = pl.LazyFrame(
             {
                 run: [r for r, probs in enumerate(learned) for _ in probs],

@@ -1,0 +1,69 @@
+"""ranx's ProbFuse: per run, the probability of relevance of each of ``n`` segments.
+
+``lp.optimize_fusion(qrels, runs, method="probfuse")`` learns it as ranx's
+``probfuse_train`` does: each list of a query of ``qrels`` is cut into segments of
+``ceil(L / n)`` documents (``L`` the list's length); a segment's probability is the
+mean over the queries of ``qrels`` of the share of relevant documents in it (a
+segment past the list's end adds 0); and, as ranx's ``optimize_probfuse``, ``n`` is
+searched over 1..100 for the best ``metric``. ``lp.fuse(runs, method="probfuse",
+probs=...)`` scores the document at position ``p`` of a list of length ``L``
+``probs[k] / (k + 1)``, ``k = p // ceil(L / n)``, ``n = len(probs)``, summed over the
+runs (ranx's CombSUM). Both are Polars ``group_by``/joins over the long frame.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+#: ranx's ``optimize_probfuse`` grid: ``n_segments`` from 1 to 100
+N_SEGMENTS = range(1, 101)
+
+
+def _segment(n: pl.Expr, length: str, pos: str) -> pl.Expr:
+    """The 0-based segment of a position: ``pos // ceil(length / n)``."""
+    size = (pl.col(length) + n - 1) // n
+    return pl.col(pos) // size
+
+
+def probfuse_scores(
+    frame: pl.LazyFrame, learned: list[list[float]], cols: tuple[str, str, str]
+) -> tuple[pl.LazyFrame, pl.Expr]:
+    """The frame with each row's segment probability joined, and the score expression."""
+    run, pos, length = cols
+    table = pl.LazyFrame(
+        {
+            run: [r for r, probs in enumerate(learned) for _ in probs],
+            "__lp_seg": [k for probs in learned for k in range(len(probs))],
+            "__lp_sp": [v for probs in learned for v in probs],
+        },
+        schema={run: pl.UInt32, "__lp_seg": pl.Int64, "__lp_sp": pl.Float64},
+    )
+    n = pl.col(run).replace_strict(
+        list(range(len(learned))), [len(p) for p in learned], return_dtype=pl.Int64
+    )
+    frame = frame.with_columns(_segment(n, length, pos).alias("__lp_seg")).join(
+        table, on=[run, "__lp_seg"], how="left"
+    )
+    value = pl.col("__lp_sp") / (pl.col("__lp_seg").cast(pl.Float64) + 1.0)
+    return frame, value
+
+
+def probfuse_train(
+    rows: pl.DataFrame,
+    *,
+    keys: list[str],
+    n_runs: int,
+    n_queries: int,
+    n_segments: int,
+    hit: pl.Expr,
+    cols: tuple[str, str, str],
+) -> list[list[float]]:
+    """ranx's ``estimate_probfuse_probs``: per run, ``n_segments`` probabilities."""
+    run, pos, length = cols
+    segment = _segment(pl.lit(n_segments), length, pos).alias("__lp_seg")
+    per_query = rows.group_by(run, *keys, segment).agg(hit.mean().alias("__lp_sp"))
+    table = per_query.group_by(run, "__lp_seg").agg(pl.col("__lp_sp").sum())
+    out = [[0.0] * n_segments for _ in range(n_runs)]
+    for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
+        out[r][k] = total / n_queries
+    return out
