@@ -12,7 +12,7 @@ What it holds: a few small long frames of runs (``datasets``: rows of
 built from), and for each dataset every method x every normalisation that ranx and
 ``lp.fuse`` both accept (``fuse``: ranx's fused run as rows ``[query, doc, score]``),
 plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels, and
-``learned``: ranx's training of posfuse, mapfuse and probfuse on those qrels
+``learned``: ranx's training of posfuse, mapfuse, probfuse and segfuse on those qrels
 (``optimize_fusion``) and the fused runs from what it learned.
 
 Every list of one run for one query holds at most 15 documents: there ranx's sort
@@ -242,7 +242,7 @@ def main() -> None:
         )
     # the learned methods: ranx's training (optimize_fusion) and the fusion with what it learned
     learned = []
-    for method in ["posfuse", "mapfuse", "probfuse"]:
+    for method in ["posfuse", "mapfuse", "probfuse", "segfuse"]:
         for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
             trained = optimize_fusion(qrels, runs, norm=norm, method=method)
             key = "map_scores" if method == "mapfuse" else "probs"

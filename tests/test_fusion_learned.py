@@ -160,3 +160,48 @@ def test_probfuse_by_hand() -> None:
         ("q2", "d2"): 0.25 / 1,
     }
     assert list(fused["doc"]) == ["d2", "d1", "d3", "d1", "d2"]
+
+
+def test_segfuse_by_hand() -> None:
+    # ranx's segments: positions 0-4, 5-14, 15-34, ... (10 of them); a segment's
+    # probability: the mean over the queries of qrels of its relevant documents over the
+    # segment's full size (5, 10, 20, ...). Here every list is within the first segment:
+    # run a: q1 1 hit, q2 1 hit -> (1/5 + 1/5) / 2; run b: q1 1 hit, q2 0 -> (1/5 + 0) / 2
+    trained = lp.optimize_fusion(QRELS, RUNS, method="segfuse", norm=None, y_true="rel", **ROLES)
+    assert trained == {"probs": {"a": [0.2] + [0.0] * 9, "b": [0.1] + [0.0] * 9}}
+    # fused: each document P[segment] * (score + 1), summed over the runs (scores raw here)
+    fused = lp.fuse(RUNS, method="segfuse", norm=None, **trained, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    want = {
+        ("q1", "d1"): 0.2 * (3 + 1) + 0.1 * (1 + 1),
+        ("q1", "d2"): 0.2 * (2 + 1) + 0.1 * (2 + 1),
+        ("q1", "d3"): 0.2 * (1 + 1) + 0.1 * (3 + 1),
+        ("q2", "d1"): 0.2 * (1 + 1),
+        ("q2", "d2"): 0.1 * (1 + 1),
+    }
+    assert got.keys() == want.keys()
+    assert all(_close(got[k], v) for k, v in want.items())
+    # a list of 7: positions 5 and 6 in the second segment (size 10)
+    long = pl.DataFrame(
+        {
+            "run": ["a"] * 7 + ["b"],
+            "query": ["q1"] * 8,
+            "doc": [f"e{i}" for i in range(7)] + ["e0"],
+            "score": [7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 1.0],
+        }
+    )
+    qrels = pl.DataFrame({"query": ["q1"], "doc": ["e6"], "rel": [1]})
+    trained = lp.optimize_fusion(qrels, long, method="segfuse", norm=None, y_true="rel", **ROLES)
+    assert trained == {"probs": {"a": [0.0, 1 / 10] + [0.0] * 8, "b": [0.0] * 10}}
+    probs = {"a": [0.5, 0.25], "b": [1.0]}
+    fused = lp.fuse(long, method="segfuse", norm=None, probs=probs, **ROLES)
+    by_doc = {d: s for _, d, s in fused.rows()}
+    assert by_doc == {
+        "e0": 0.5 * (7 + 1) + 1.0 * (1 + 1),
+        "e1": 0.5 * 7,
+        "e2": 0.5 * 6,
+        "e3": 0.5 * 5,
+        "e4": 0.5 * 4,
+        "e5": 0.25 * 3,
+        "e6": 0.25 * 2,
+    }

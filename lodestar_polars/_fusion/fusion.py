@@ -118,6 +118,8 @@ def _fused(
     """(keys..., item, fused score, first appearance) from the prepared long frame."""
     if method in LEARNED:
         assert learned is not None
+        if method == "segfuse":
+            frame = frame.with_columns(_normalised(frame, norm, keys).alias(_S))
         return fused_learned(
             frame,
             keys=keys,
@@ -278,7 +280,7 @@ def fuse(
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
         ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
-        ``"posfuse"``, ``"mapfuse"`` and ``"probfuse"`` (docs/fusion.md).
+        ``"posfuse"``, ``"mapfuse"``, ``"probfuse"`` and ``"segfuse"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
         default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
@@ -309,8 +311,8 @@ def fuse(
     probs : mapping of run name to a list of floats, optional
         PosFuse's learned probabilities per position, required by ``method="posfuse"``:
         what ``lp.optimize_fusion(qrels, runs, method="posfuse")`` returns.
-        ProbFuse's learned probabilities per segment too, required by
-        ``method="probfuse"`` (the number of segments their count).
+        ProbFuse's and SegFuse's learned probabilities per segment too, required by
+        ``method="probfuse"`` (the number of segments their count) and ``"segfuse"``.
     map_scores : mapping of run name to float, optional
         MAPFuse's learned MAP per run, required by ``method="mapfuse"``: what
         ``lp.optimize_fusion(qrels, runs, method="mapfuse")`` returns.

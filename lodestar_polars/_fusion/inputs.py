@@ -42,6 +42,7 @@ METHODS = (
     "posfuse",
     "mapfuse",
     "probfuse",
+    "segfuse",
 )
 """ranx's names of the fusion methods implemented here (its ``fusion_switch``)."""
 
@@ -57,7 +58,7 @@ WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
 #: the methods that read each document's position in a run, not its score
 POSITIONAL = frozenset(
     {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse"}
-    | {"condorcet", "w_condorcet", "posfuse", "mapfuse", "probfuse"}
+    | {"condorcet", "w_condorcet", "posfuse", "mapfuse", "probfuse", "segfuse"}
 )
 
 

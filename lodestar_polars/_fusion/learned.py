@@ -20,10 +20,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lodestar_polars._fusion.segmented import probfuse_scores
+from lodestar_polars._fusion.segmented import probfuse_scores, segfuse_scores, segfuse_train
 from lodestar_polars.exceptions import InvalidParameterError
 
-LEARNED: dict[str, str] = {"posfuse": "probs", "mapfuse": "map_scores", "probfuse": "probs"}
+LEARNED: dict[str, str] = {
+    "posfuse": "probs",
+    "mapfuse": "map_scores",
+    "probfuse": "probs",
+    "segfuse": "probs",
+}
 """The learned methods and the name of what each learns (ranx's parameter names)."""
 
 
@@ -33,7 +38,8 @@ def check_learned(
     """What the method learned, one entry per run in the runs' order; refused elsewhere."""
     for name, value in given.items():
         if value is not None and LEARNED.get(method) != name:
-            which = " or ".join(repr(m) for m, p in LEARNED.items() if p == name)
+            names = [repr(m) for m, p in LEARNED.items() if p == name]
+            which = " or ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
             msg = (
                 f"The {name!r} parameter of {caller} applies to method={which} only. "
                 f"Got {name} with method={method!r}."
@@ -101,6 +107,8 @@ def fused_learned(
     run, pos, score, first, length = cols
     if method == "probfuse":
         frame, value = probfuse_scores(frame, learned, (run, pos, length))
+    elif method == "segfuse":
+        frame, value = segfuse_scores(frame, learned, (run, pos, score))
     elif method == "posfuse":
         table = pl.LazyFrame(
             {
@@ -139,6 +147,11 @@ def train(
         judged.select(*keys, item, rel), on=[*keys, item], how="left"
     )
     hit = (pl.col(rel).fill_null(0) > 0).cast(pl.Float64)
+    if method == "segfuse":
+        found_seg = segfuse_train(
+            rows, keys=keys, n_runs=len(runs), n_queries=per_query.height, hit=hit, cols=cols
+        )
+        return {"probs": dict(zip(runs, found_seg, strict=True))}
     if method == "posfuse":
         table = (
             rows.group_by(run, pos).agg(hit.mean().alias("p")).sort(run, pos).group_by(run).agg("p")

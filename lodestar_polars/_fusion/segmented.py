@@ -67,3 +67,59 @@ def probfuse_train(
     for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
         out[r][k] = total / n_queries
     return out
+
+
+#: SegFuse's segment ends, ranx's ``10 * 2 ** (k - 1) - 5`` for k = 1..10: 5, 15, 35, ...
+SEG_ENDS = [10 * 2 ** (k - 1) - 5 for k in range(1, 11)]
+SEG_SIZES = [b - a for a, b in zip([0, *SEG_ENDS[:-1]], SEG_ENDS, strict=True)]
+
+
+def _seg_of(pos: str) -> pl.Expr:
+    """SegFuse's 0-based segment of a position (10: past the last segment)."""
+    return pl.sum_horizontal([(pl.col(pos) >= end).cast(pl.Int64) for end in SEG_ENDS])
+
+
+def segfuse_scores(
+    frame: pl.LazyFrame, learned: list[list[float]], cols: tuple[str, str, str]
+) -> tuple[pl.LazyFrame, pl.Expr]:
+    """The frame with each row's segment probability joined; the score ``P_k * (s + 1)``."""
+    run, pos, score = cols
+    table = pl.LazyFrame(
+        {
+            run: [r for r, probs in enumerate(learned) for _ in probs],
+            "__lp_seg": [k for probs in learned for k in range(len(probs))],
+            "__lp_sp": [v for probs in learned for v in probs],
+        },
+        schema={run: pl.UInt32, "__lp_seg": pl.Int64, "__lp_sp": pl.Float64},
+    )
+    frame = frame.with_columns(_seg_of(pos).alias("__lp_seg")).join(
+        table, on=[run, "__lp_seg"], how="left"
+    )
+    return frame, pl.col("__lp_sp").fill_null(0.0) * (pl.col(score) + 1.0)
+
+
+def segfuse_train(
+    rows: pl.DataFrame,
+    *,
+    keys: list[str],
+    n_runs: int,
+    n_queries: int,
+    hit: pl.Expr,
+    cols: tuple[str, str],
+) -> list[list[float]]:
+    """ranx's ``estimate_segfuse_probs``: per run, 10 probabilities (hits over the full size)."""
+    run, pos = cols
+    size = pl.col("__lp_seg").replace_strict(
+        list(range(len(SEG_SIZES))), SEG_SIZES, return_dtype=pl.Float64
+    )
+    per_query = (
+        rows.with_columns(_seg_of(pos).alias("__lp_seg"))
+        .filter(pl.col("__lp_seg") < len(SEG_ENDS))
+        .group_by(run, *keys, "__lp_seg")
+        .agg((hit.sum() / size.first()).alias("__lp_sp"))
+    )
+    table = per_query.group_by(run, "__lp_seg").agg(pl.col("__lp_sp").sum())
+    out = [[0.0] * len(SEG_ENDS) for _ in range(n_runs)]
+    for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
+        out[r][k] = total / n_queries
+    return out
