@@ -12,7 +12,7 @@ What it holds: a few small long frames of runs (``datasets``: rows of
 built from), and for each dataset every method x every normalisation that ranx and
 ``lp.fuse`` both accept (``fuse``: ranx's fused run as rows ``[query, doc, score]``),
 plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels, and
-``learned``: ranx's training of posfuse, mapfuse, probfuse and segfuse on those qrels
+``learned``: ranx's training of posfuse, mapfuse, probfuse, segfuse and slidefuse on those qrels
 (``optimize_fusion``) and the fused runs from what it learned.
 
 Every list of one run for one query holds at most 15 documents: there ranx's sort
@@ -259,6 +259,22 @@ def main() -> None:
                     "expected": _rows(fused),
                 }
             )
+    for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
+        trained = optimize_fusion(qrels, runs, norm=norm, method="slidefuse")
+        probs = [[float(v) for v in p] for p in trained["probs"]]
+        fused = fuse(runs, norm=norm, method="slidefuse", params=trained)
+        learned.append(
+            {
+                "dataset": "uniform",
+                "method": "slidefuse",
+                "norm": norm,
+                "trained": {
+                    "probs": dict(zip([r.name for r in runs], probs, strict=True)),
+                    "w": int(trained["w"]),
+                },
+                "expected": _rows(fused),
+            }
+        )
     payload = {
         "manifest": {
             "generator": "corpus/generate_fusion.py",

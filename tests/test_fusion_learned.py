@@ -48,7 +48,10 @@ def test_training_and_fusion_equal_ranx(case: dict[str, Any]) -> None:
     trained = lp.optimize_fusion(
         qrels, runs, method=case["method"], norm=case["norm"], y_true="rel", **ROLES
     )
-    [(key, want)] = case["trained"].items()
+    want_all = dict(case["trained"])
+    if "w" in want_all:  # slidefuse: the window searched, and posfuse's probabilities
+        assert trained.pop("w") == want_all.pop("w")
+    [(key, want)] = want_all.items()
     assert list(trained) == [key]
     assert trained[key].keys() == want.keys()
     for run, value in want.items():
@@ -58,6 +61,8 @@ def test_training_and_fusion_equal_ranx(case: dict[str, Any]) -> None:
             assert all(_close(g, v) for g, v in zip(got, value, strict=True)), run
         else:
             assert _close(got, value), run
+    if "w" in case["trained"]:
+        trained["w"] = case["trained"]["w"]
     fused = lp.fuse(runs, method=case["method"], norm=case["norm"], **trained, **ROLES)
     expected = {(q, d): s for q, d, s in case["expected"]}
     got_rows = {(q, d): s for q, d, s in fused.rows()}
@@ -205,3 +210,33 @@ def test_segfuse_by_hand() -> None:
         "e5": 0.25 * 3,
         "e6": 0.25 * 2,
     }
+
+
+def test_slidefuse_by_hand() -> None:
+    # trained: posfuse's probabilities (a [1/2, 0, 1], b [1/2, 0, 0]) and the window w
+    # searched over 1..100. w = 1 on q1 (lists of 3): a scores the means of positions
+    # 0-1, 0-2, 1-2: 1/4, 1/2, 1/2; b: 1/4, 1/6, 0 -> d3 3/4 first; q2 (one document):
+    # d1 and d2 1/2 each, a's d1 seen first: MRR 1. For w >= 2 each window is the whole
+    # list: every q1 document 1/2 + 1/6, d1 first by first appearance: MRR (1/3 + 1) / 2
+    trained = lp.optimize_fusion(
+        QRELS, RUNS, method="slidefuse", metric="mrr", y_true="rel", **ROLES
+    )
+    assert trained == {"probs": {"a": [0.5, 0.0, 1.0], "b": [0.5, 0.0, 0.0]}, "w": 1}
+    fused = lp.fuse(RUNS, method="slidefuse", **trained, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    want = {
+        ("q1", "d1"): (0.5 + 0.0) / 2 + (0.0 + 0.0) / 2,
+        ("q1", "d2"): (0.5 + 0.0 + 1.0) / 3 + (0.5 + 0.0 + 0.0) / 3,
+        ("q1", "d3"): (0.0 + 1.0) / 2 + (0.5 + 0.0) / 2,
+        ("q2", "d1"): 0.5,
+        ("q2", "d2"): 0.5,
+    }
+    assert got.keys() == want.keys()
+    assert all(_close(got[k], v) for k, v in want.items())
+    # w = 0: each position alone, posfuse; a window past the learned positions adds 0
+    again = lp.fuse(RUNS, method="slidefuse", probs=trained["probs"], w=0, **ROLES)
+    posfuse = lp.fuse(RUNS, method="posfuse", probs=trained["probs"], **ROLES)
+    assert again.equals(posfuse)
+    short = lp.fuse(RUNS, method="slidefuse", probs={"a": [0.5], "b": [0.25]}, w=1, **ROLES)
+    got = {(q, d): s for q, d, s in short.rows()}
+    assert got[("q1", "d2")] == 0.5 / 3 + 0.25 / 3

@@ -127,6 +127,7 @@ def _fused(
             method=method,
             learned=learned,
             cols=(_R, _POS, _S, _FIRST, _LEN),
+            w=int(params.get("w", 0)),
         )
     if method in ("condorcet", "w_condorcet"):
         return _condorcet(frame, keys=keys, item=item, n_runs=n_runs, weights=weights)
@@ -266,6 +267,7 @@ def fuse(
     gamma: float | None = None,
     probs: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
     map_scores: Mapping[Any, float] | None = None,
+    w: int | None = None,
 ) -> Any:
     r"""Fuse several runs of the same queries into one run, with ranx's methods.
 
@@ -280,7 +282,8 @@ def fuse(
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
         ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
-        ``"posfuse"``, ``"mapfuse"``, ``"probfuse"`` and ``"segfuse"`` (docs/fusion.md).
+        ``"posfuse"``, ``"mapfuse"``, ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``
+        (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
         default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
@@ -316,6 +319,9 @@ def fuse(
     map_scores : mapping of run name to float, optional
         MAPFuse's learned MAP per run, required by ``method="mapfuse"``: what
         ``lp.optimize_fusion(qrels, runs, method="mapfuse")`` returns.
+    w : int, optional
+        SlideFuse's window (required by ``method="slidefuse"``, with ``probs``): a
+        document scores the mean of ``probs`` over the positions within ``w`` of its own.
 
     Returns
     -------
@@ -373,7 +379,9 @@ def fuse(
     caller = "fuse"
     name = _check_method(method, caller)
     norm_name = _check_norm(norm, name, caller)
-    params = _check_parameters(name, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma}, caller)
+    params = _check_parameters(
+        name, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w}, caller
+    )
     if weights is not None and not isinstance(weights, Mapping):
         _check_weights(weights, name, [], caller)
     data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)

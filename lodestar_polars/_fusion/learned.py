@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lodestar_polars._fusion.segmented import probfuse_scores, segfuse_scores, segfuse_train
+from lodestar_polars._fusion.segmented import (
+    probfuse_scores,
+    segfuse_scores,
+    segfuse_train,
+    slidefuse_scores,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
 LEARNED: dict[str, str] = {
@@ -28,6 +33,7 @@ LEARNED: dict[str, str] = {
     "mapfuse": "map_scores",
     "probfuse": "probs",
     "segfuse": "probs",
+    "slidefuse": "probs",
 }
 """The learned methods and the name of what each learns (ranx's parameter names)."""
 
@@ -102,11 +108,14 @@ def fused_learned(
     method: str,
     learned: list[Any],
     cols: tuple[str, str, str, str, str],
+    w: int = 0,
 ) -> pl.LazyFrame:
     """(keys..., item, fused score, first appearance): CombSUM of each run's learned score."""
     run, pos, score, first, length = cols
     if method == "probfuse":
         frame, value = probfuse_scores(frame, learned, (run, pos, length))
+    elif method == "slidefuse":
+        frame, value = slidefuse_scores(frame, learned, w, (run, pos, length))
     elif method == "segfuse":
         frame, value = segfuse_scores(frame, learned, (run, pos, score))
     elif method == "posfuse":
@@ -152,7 +161,7 @@ def train(
             rows, keys=keys, n_runs=len(runs), n_queries=per_query.height, hit=hit, cols=cols
         )
         return {"probs": dict(zip(runs, found_seg, strict=True))}
-    if method == "posfuse":
+    if method in ("posfuse", "slidefuse"):
         table = (
             rows.group_by(run, pos).agg(hit.mean().alias("p")).sort(run, pos).group_by(run).agg("p")
         )

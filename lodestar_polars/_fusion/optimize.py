@@ -194,7 +194,20 @@ def optimize_fusion(
     if resolved.spec.judged_ideal:
         judged_roles["judged"] = f"{_P}judged"
     prepared = _prepared(data, norm_name).collect().lazy()
-    if name in LEARNED and name != "probfuse":
+    slide: dict[str, Any] | None = None
+    if name == "slidefuse":
+        slide = train(
+            prepared.collect(),
+            method=name,
+            keys=keys,
+            item=data.item,
+            runs=data.runs,
+            judged=judged,
+            rel=rel,
+            per_query=per_query,
+            cols=(_R, _POS),
+        )
+    elif name in LEARNED and name != "probfuse":
         return train(
             prepared.collect(),
             method=name,
@@ -215,6 +228,8 @@ def optimize_fusion(
             .join(judged.lazy().select(*keys, data.item, rel), on=[*keys, data.item], how="left")
             .collect()
         )
+    elif slide is not None:
+        label, trials = "w", list(range(1, 101))
     elif name in WEIGHTED:
         label = "weights"
         trials = _weight_trials(0.1 if step is None else float(step), len(data.runs))
@@ -227,7 +242,9 @@ def optimize_fusion(
         weights = list(trial) if name in WEIGHTED else None
         params = {} if name in WEIGHTED or rows is not None else {label: trial}
         learned = None
-        if rows is not None:
+        if slide is not None:
+            learned = [list(slide["probs"][r]) for r in data.runs]
+        elif rows is not None:
             learned = probfuse_train(
                 rows,
                 keys=keys,
@@ -270,9 +287,11 @@ def optimize_fusion(
         )
         score = float(scores[metric].fill_null(0.0).sum()) / n_queries if n_queries else 0.0
         if score >= best_score:
-            best_score, best = score, (trial if learned is None else learned)
+            best_score, best = score, (trial if learned is None or slide else learned)
     if rows is not None:
         return {"probs": dict(zip(data.runs, best, strict=True))}
+    if slide is not None:
+        return {"probs": slide["probs"], "w": int(best)}
     if name in WEIGHTED:
         return {"weights": dict(zip(data.runs, best, strict=True))}
     value = int(best) if name == "rrf" else best

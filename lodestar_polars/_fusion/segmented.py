@@ -13,6 +13,7 @@ runs (ranx's CombSUM). Both are Polars ``group_by``/joins over the long frame.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 #: ranx's ``optimize_probfuse`` grid: ``n_segments`` from 1 to 100
@@ -123,3 +124,41 @@ def segfuse_train(
     for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
         out[r][k] = total / n_queries
     return out
+
+
+def slidefuse_scores(
+    frame: pl.LazyFrame, learned: list[list[float]], w: int, cols: tuple[str, str, str]
+) -> tuple[pl.LazyFrame, pl.Expr]:
+    """ranx's ``_slide_score``: the mean of ``probs[a..b]``, by prefix sums.
+
+    ``a = max(p - w, 0)``, ``b = min(p + w, L - 1)``; a position past the learned ones adds 0.
+    """
+    run, pos, length = cols
+    prefix = [[0.0, *np.cumsum(p).tolist()] for p in learned]
+    table = pl.LazyFrame(
+        {
+            run: [r for r, c in enumerate(prefix) for _ in c],
+            "__lp_i": [i for c in prefix for i in range(len(c))],
+            "__lp_c": [v for c in prefix for v in c],
+        },
+        schema={run: pl.UInt32, "__lp_i": pl.Int64, "__lp_c": pl.Float64},
+    )
+    n = pl.col(run).replace_strict(
+        list(range(len(learned))), [len(p) for p in learned], return_dtype=pl.Int64
+    )
+    a = pl.max_horizontal(pl.col(pos) - w, pl.lit(0, pl.Int64))
+    b = pl.min_horizontal(pl.col(pos) + w, pl.col(length) - 1)
+    frame = (
+        frame.with_columns(
+            pl.min_horizontal(a, n).alias("__lp_i"),
+            pl.min_horizontal(b + 1, n).alias("__lp_j"),
+            (b - a + 1).cast(pl.Float64).alias("__lp_width"),
+        )
+        .join(table, on=[run, "__lp_i"], how="left")
+        .join(
+            table.rename({"__lp_i": "__lp_j", "__lp_c": "__lp_cj"}),
+            on=[run, "__lp_j"],
+            how="left",
+        )
+    )
+    return frame, (pl.col("__lp_cj") - pl.col("__lp_c")) / pl.col("__lp_width")
