@@ -12,8 +12,8 @@ What it holds: a few small long frames of runs (``datasets``: rows of
 built from), and for each dataset every method x every normalisation that ranx and
 ``lp.fuse`` both accept (``fuse``: ranx's fused run as rows ``[query, doc, score]``),
 plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels, and
-``learned``: ranx's training of posfuse, mapfuse, probfuse, segfuse and slidefuse on those qrels
-(``optimize_fusion``) and the fused runs from what it learned.
+``learned``: ranx's training of posfuse, mapfuse, probfuse, segfuse, slidefuse and bayesfuse
+on those qrels (``optimize_fusion``) and the fused runs from what it learned.
 
 Every list of one run for one query holds at most 15 documents: there ranx's sort
 (numba's quicksort) is an insertion sort, so equal scores keep their insertion order,
@@ -272,6 +272,19 @@ def main() -> None:
                     "probs": dict(zip([r.name for r in runs], probs, strict=True)),
                     "w": int(trained["w"]),
                 },
+                "expected": _rows(fused),
+            }
+        )
+    for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
+        trained = optimize_fusion(qrels, runs, norm=norm, method="bayesfuse")
+        odds = [[float(v) for v in p] for p in trained["log_odds"]]
+        fused = fuse(runs, norm=norm, method="bayesfuse", params=trained)
+        learned.append(
+            {
+                "dataset": "uniform",
+                "method": "bayesfuse",
+                "norm": norm,
+                "trained": {"log_odds": dict(zip([r.name for r in runs], odds, strict=True))},
                 "expected": _rows(fused),
             }
         )

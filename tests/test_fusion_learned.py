@@ -56,7 +56,7 @@ def test_training_and_fusion_equal_ranx(case: dict[str, Any]) -> None:
     assert trained[key].keys() == want.keys()
     for run, value in want.items():
         got = trained[key][run]
-        if key == "probs":
+        if key in ("probs", "log_odds"):
             assert len(got) == len(value), run
             assert all(_close(g, v) for g, v in zip(got, value, strict=True)), run
         else:
@@ -240,3 +240,32 @@ def test_slidefuse_by_hand() -> None:
     short = lp.fuse(RUNS, method="slidefuse", probs={"a": [0.5], "b": [0.25]}, w=1, **ROLES)
     got = {(q, d): s for q, d, s in short.rows()}
     assert got[("q1", "d2")] == 0.5 / 3 + 0.25 / 3
+
+
+def test_bayesfuse_by_hand() -> None:
+    # ranx's cut-offs 0, 5, 10, 15, 20, 30, 100, 200, 500, 1000: a segment's precision is
+    # its relevant documents over its full size, averaged over the queries of qrels; a 0 is
+    # floored to 0.001; the log-odds log(P / (1 - P)) fill the segment's positions.
+    # run a: q1 1 hit, q2 1 hit in 0-4 -> P = (1/5 + 1/5) / 2; run b: (1/5 + 0) / 2
+    trained = lp.optimize_fusion(QRELS, RUNS, method="bayesfuse", y_true="rel", **ROLES)
+    floor = math.log(0.001 / 0.999)
+    want_a = [math.log(0.2 / 0.8)] * 5 + [floor] * 995
+    want_b = [math.log(0.1 / 0.9)] * 5 + [floor] * 995
+    assert list(trained) == ["log_odds"]
+    for got_odds, want_odds in zip(trained["log_odds"].values(), [want_a, want_b], strict=True):
+        assert len(got_odds) == 1000
+        assert all(_close(g, v) for g, v in zip(got_odds, want_odds, strict=True))
+    # fused: the sum of each run's log-odds at the document's position; a run that misses
+    # the document adds the floor's log-odds
+    fused = lp.fuse(RUNS, method="bayesfuse", **trained, **ROLES)
+    got = {(q, d): s for q, d, s in fused.rows()}
+    both = math.log(0.2 / 0.8) + math.log(0.1 / 0.9)
+    want = {
+        ("q1", "d1"): both,
+        ("q1", "d2"): both,
+        ("q1", "d3"): both,
+        ("q2", "d1"): math.log(0.2 / 0.8) + floor,
+        ("q2", "d2"): floor + math.log(0.1 / 0.9),
+    }
+    assert got.keys() == want.keys()
+    assert all(_close(got[k], v) for k, v in want.items())

@@ -268,6 +268,7 @@ def fuse(
     probs: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
     map_scores: Mapping[Any, float] | None = None,
     w: int | None = None,
+    log_odds: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
 ) -> Any:
     r"""Fuse several runs of the same queries into one run, with ranx's methods.
 
@@ -282,8 +283,8 @@ def fuse(
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
         ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
-        ``"posfuse"``, ``"mapfuse"``, ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``
-        (docs/fusion.md).
+        ``"posfuse"``, ``"mapfuse"``, ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``,
+        ``"bayesfuse"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
         default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
@@ -322,6 +323,8 @@ def fuse(
     w : int, optional
         SlideFuse's window (required by ``method="slidefuse"``, with ``probs``): a
         document scores the mean of ``probs`` over the positions within ``w`` of its own.
+    log_odds : mapping of run name to a list of floats, optional
+        BayesFuse's learned log-odds per position, required by ``method="bayesfuse"``.
 
     Returns
     -------
@@ -386,7 +389,9 @@ def fuse(
         _check_weights(weights, name, [], caller)
     data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)
     run_weights = _check_weights(weights, name, data.runs, caller)
-    learned = check_learned(name, {"probs": probs, "map_scores": map_scores}, data.runs, caller)
+    learned = check_learned(
+        name, {"probs": probs, "map_scores": map_scores, "log_odds": log_odds}, data.runs, caller
+    )
     fused = _fused(
         _prepared(data, norm_name),
         keys=data.keys,

@@ -44,6 +44,7 @@ METHODS = (
     "probfuse",
     "segfuse",
     "slidefuse",
+    "bayesfuse",
 )
 """ranx's names of the fusion methods implemented here (its ``fusion_switch``)."""
 
@@ -59,7 +60,16 @@ WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
 #: the methods that read each document's position in a run, not its score
 POSITIONAL = frozenset(
     {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse"}
-    | {"condorcet", "w_condorcet", "posfuse", "mapfuse", "probfuse", "segfuse", "slidefuse"}
+    | {
+        "condorcet",
+        "w_condorcet",
+        "posfuse",
+        "mapfuse",
+        "probfuse",
+        "segfuse",
+        "slidefuse",
+        "bayesfuse",
+    }
 )
 
 

@@ -21,6 +21,8 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._fusion.segmented import (
+    bayesfuse_fused,
+    bayesfuse_train,
     probfuse_scores,
     segfuse_scores,
     segfuse_train,
@@ -34,6 +36,7 @@ LEARNED: dict[str, str] = {
     "probfuse": "probs",
     "segfuse": "probs",
     "slidefuse": "probs",
+    "bayesfuse": "log_odds",
 }
 """The learned methods and the name of what each learns (ranx's parameter names)."""
 
@@ -62,7 +65,10 @@ def check_learned(
             "run's name to it. Got None."
         )
         raise InvalidParameterError(msg)
-    rule = "a list of probabilities" if name == "probs" else "a number"
+    listed_name = name in ("probs", "log_odds")
+    rule = {"probs": "a list of probabilities", "log_odds": "a list of log-odds"}.get(
+        name, "a number"
+    )
     if (
         not isinstance(value, Mapping)
         or [r for r in runs if r not in value]
@@ -77,8 +83,8 @@ def check_learned(
     for r in runs:
         entry = value[r]
         listed = isinstance(entry, Sequence | np.ndarray) and not isinstance(entry, str)
-        items = list(entry) if name == "probs" and listed else [entry]
-        if (name == "probs" and not listed) or not all(
+        items = list(entry) if listed_name and listed else [entry]
+        if (listed_name and not listed) or not all(
             isinstance(v, int | float | np.floating | np.integer)
             and not isinstance(v, bool | np.bool_)
             and math.isfinite(v)
@@ -96,7 +102,7 @@ def check_learned(
                 f"run {r!r}."
             )
             raise InvalidParameterError(msg)
-        out.append([float(v) for v in items] if name == "probs" else float(entry))
+        out.append([float(v) for v in items] if listed_name else float(entry))
     return out
 
 
@@ -112,6 +118,8 @@ def fused_learned(
 ) -> pl.LazyFrame:
     """(keys..., item, fused score, first appearance): CombSUM of each run's learned score."""
     run, pos, score, first, length = cols
+    if method == "bayesfuse":
+        return bayesfuse_fused(frame, learned, keys=keys, item=item, cols=(run, pos, score, first))
     if method == "probfuse":
         frame, value = probfuse_scores(frame, learned, (run, pos, length))
     elif method == "slidefuse":
@@ -156,6 +164,11 @@ def train(
         judged.select(*keys, item, rel), on=[*keys, item], how="left"
     )
     hit = (pl.col(rel).fill_null(0) > 0).cast(pl.Float64)
+    if method == "bayesfuse":
+        odds = bayesfuse_train(
+            rows, keys=keys, n_runs=len(runs), n_queries=per_query.height, hit=hit, cols=cols
+        )
+        return {"log_odds": dict(zip(runs, odds, strict=True))}
     if method == "segfuse":
         found_seg = segfuse_train(
             rows, keys=keys, n_runs=len(runs), n_queries=per_query.height, hit=hit, cols=cols

@@ -162,3 +162,72 @@ def slidefuse_scores(
         )
     )
     return frame, (pl.col("__lp_cj") - pl.col("__lp_c")) / pl.col("__lp_width")
+
+
+#: BayesFuse's cut-offs (ranx's ``estimate_bayesfuse_log_odds``) and its floor
+BAYES_CUTS = [0, 5, 10, 15, 20, 30, 100, 200, 500, 1000]
+MIN_ODD = float(np.log(0.001 / 0.999))
+
+
+def bayesfuse_train(
+    rows: pl.DataFrame,
+    *,
+    keys: list[str],
+    n_runs: int,
+    n_queries: int,
+    hit: pl.Expr,
+    cols: tuple[str, str],
+) -> list[list[float]]:
+    """ranx's ``_estimate_log_odds``: per run, 1000 log-odds, constant between cut-offs."""
+    run, pos = cols
+    ends = BAYES_CUTS[1:]
+    seg = pl.sum_horizontal([(pl.col(pos) >= end).cast(pl.Int64) for end in ends])
+    sizes = [b - a for a, b in zip(BAYES_CUTS[:-1], ends, strict=True)]
+    size = pl.col("__lp_seg").replace_strict(
+        list(range(len(sizes))), sizes, return_dtype=pl.Float64
+    )
+    table = (
+        rows.with_columns(seg.alias("__lp_seg"))
+        .filter(pl.col("__lp_seg") < len(sizes))
+        .group_by(run, *keys, "__lp_seg")
+        .agg((hit.sum() / size.first() / n_queries).alias("__lp_sp"))
+        .group_by(run, "__lp_seg")
+        .agg(pl.col("__lp_sp").sum())
+    )
+    avg = np.zeros((n_runs, len(sizes)))
+    for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
+        avg[r, k] = total
+    avg[avg == 0] += 0.001
+    neg = 1 - avg
+    neg[neg == 0] += 0.001
+    odds = np.log(avg / neg)
+    return [np.repeat(odds[r], sizes).tolist() for r in range(n_runs)]
+
+
+def bayesfuse_fused(
+    frame: pl.LazyFrame,
+    learned: list[list[float]],
+    *,
+    keys: list[str],
+    item: str,
+    cols: tuple[str, str, str, str],
+) -> pl.LazyFrame:
+    """ranx's ``sum_odds``: each run's log-odds at the position, ``MIN_ODD`` where it misses."""
+    run, pos, score, first = cols
+    table = pl.LazyFrame(
+        {
+            run: [r for r, odds in enumerate(learned) for _ in odds],
+            pos: [p for odds in learned for p in range(len(odds))],
+            "__lp_lo": [v for odds in learned for v in odds],
+        },
+        schema={run: pl.UInt32, pos: pl.Int64, "__lp_lo": pl.Float64},
+    )
+    appearance = (pl.col(run).cast(pl.UInt64) * 2**32 + pl.col(pos).cast(pl.UInt64)).min()
+    missing = (len(learned) - pl.len()).cast(pl.Float64) * MIN_ODD
+    return (
+        frame.join(table, on=[run, pos], how="left")
+        .group_by([*keys, item])
+        .agg(
+            (pl.col("__lp_lo").fill_null(0.0).sum() + missing).alias(score), appearance.alias(first)
+        )
+    )
