@@ -92,7 +92,9 @@ def optimize_fusion(
         learned method, trained on ``qrels``: ``"posfuse"`` (each run's probability of
         relevance per position) or ``"mapfuse"`` (each run's MAP), ``metric`` unused, or
         ``"probfuse"`` (each run's probability per segment, the number of segments
-        searched over 1..100 for the best ``metric``; ``step`` unused).
+        searched over 1..100 for the best ``metric``; ``step`` unused), ``"segfuse"``
+        (ranx's ten fixed segments), ``"slidefuse"`` (posfuse's probabilities and the
+        window ``w``, searched over 1..100) or ``"bayesfuse"`` (log-odds per position).
     norm : str or None, default "min-max"
         As in :func:`fuse`.
     metric : str, default "ndcg"
@@ -115,7 +117,8 @@ def optimize_fusion(
     dict
         The best parameter as ranx returns it: ``{"weights": {run: weight, ...}}``,
         or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``;
-        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` (posfuse, probfuse) or
+        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` (posfuse, probfuse, segfuse;
+        slidefuse adds ``"w"``), ``{"log_odds": {run: [...]}}`` (bayesfuse) or
         ``{"map_scores": {run: map}}``. Pass it on: ``lp.fuse(runs, method=..., **best)``.
         Ties of the metric go to the last configuration tried, as in ranx
         (``score >= best_score``).
