@@ -12,8 +12,8 @@ What it holds: a few small long frames of runs (``datasets``: rows of
 built from), and for each dataset every method x every normalisation that ranx and
 ``lp.fuse`` both accept (``fuse``: ranx's fused run as rows ``[query, doc, score]``),
 plus ``optimize``: ranx's ``optimize_fusion`` best parameters on a dataset with qrels, and
-``learned``: ranx's training of posfuse and mapfuse on those qrels (``optimize_fusion``) and
-the fused runs from what it learned.
+``learned``: ranx's training of posfuse, mapfuse, probfuse, segfuse, slidefuse and bayesfuse
+on those qrels (``optimize_fusion``) and the fused runs from what it learned.
 
 Every list of one run for one query holds at most 15 documents: there ranx's sort
 (numba's quicksort) is an insertion sort, so equal scores keep their insertion order,
@@ -242,12 +242,12 @@ def main() -> None:
         )
     # the learned methods: ranx's training (optimize_fusion) and the fusion with what it learned
     learned = []
-    for method in ["posfuse", "mapfuse"]:
+    for method in ["posfuse", "mapfuse", "probfuse", "segfuse"]:
         for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
             trained = optimize_fusion(qrels, runs, norm=norm, method=method)
-            key = "probs" if method == "posfuse" else "map_scores"
+            key = "map_scores" if method == "mapfuse" else "probs"
             values = [
-                [float(v) for v in p] if method == "posfuse" else float(p) for p in trained[key]
+                float(p) if method == "mapfuse" else [float(v) for v in p] for p in trained[key]
             ]
             fused = fuse(runs, norm=norm, method=method, params=trained)
             learned.append(
@@ -259,6 +259,35 @@ def main() -> None:
                     "expected": _rows(fused),
                 }
             )
+    for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
+        trained = optimize_fusion(qrels, runs, norm=norm, method="slidefuse")
+        probs = [[float(v) for v in p] for p in trained["probs"]]
+        fused = fuse(runs, norm=norm, method="slidefuse", params=trained)
+        learned.append(
+            {
+                "dataset": "uniform",
+                "method": "slidefuse",
+                "norm": norm,
+                "trained": {
+                    "probs": dict(zip([r.name for r in runs], probs, strict=True)),
+                    "w": int(trained["w"]),
+                },
+                "expected": _rows(fused),
+            }
+        )
+    for norm in [None, "min-max", "min-max-inverted", "zmuv"]:
+        trained = optimize_fusion(qrels, runs, norm=norm, method="bayesfuse")
+        odds = [[float(v) for v in p] for p in trained["log_odds"]]
+        fused = fuse(runs, norm=norm, method="bayesfuse", params=trained)
+        learned.append(
+            {
+                "dataset": "uniform",
+                "method": "bayesfuse",
+                "norm": norm,
+                "trained": {"log_odds": dict(zip([r.name for r in runs], odds, strict=True))},
+                "expected": _rows(fused),
+            }
+        )
     payload = {
         "manifest": {
             "generator": "corpus/generate_fusion.py",

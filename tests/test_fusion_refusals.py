@@ -92,6 +92,19 @@ CASES: dict[str, tuple[type[Exception], Callable[[], object]]] = {
         lp.InvalidParameterError,
         lambda: _fuse(method="posfuse", probs={"a": [0.5], "b": 0.5}),
     ),
+    "probs given to another method": (
+        lp.InvalidParameterError,
+        lambda: _fuse(probs={"a": [0.5], "b": [0.5]}),
+    ),
+    "probfuse with no segment": (
+        lp.InvalidParameterError,
+        lambda: _fuse(method="probfuse", probs={"a": [0.5], "b": []}),
+    ),
+    "w given to another method": (lp.InvalidParameterError, lambda: _fuse(w=2)),
+    "log_odds given to another method": (
+        lp.InvalidParameterError,
+        lambda: _fuse(log_odds={"a": [0.5], "b": [0.5]}),
+    ),
     "nothing to search": (lp.InvalidParameterError, lambda: _optimize(method="sum")),
     "an unknown metric": (lp.InvalidParameterError, lambda: _optimize(metric="foo")),
     "step": (lp.InvalidParameterError, lambda: _optimize(step=0)),

@@ -363,6 +363,8 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "gamma": "x",
             "probs": {"a": [0.5], "b": [0.5]},  # posfuse's only
             "map_scores": {"a": 1.0, "b": 1.0},  # mapfuse's only
+            "w": -1,
+            "log_odds": {"a": [0.5], "b": [0.5]},  # bayesfuse's only
         },
         None,
     ),

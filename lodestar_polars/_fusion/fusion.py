@@ -118,8 +118,16 @@ def _fused(
     """(keys..., item, fused score, first appearance) from the prepared long frame."""
     if method in LEARNED:
         assert learned is not None
+        if method == "segfuse":
+            frame = frame.with_columns(_normalised(frame, norm, keys).alias(_S))
         return fused_learned(
-            frame, keys=keys, item=item, method=method, learned=learned, cols=(_R, _POS, _S, _FIRST)
+            frame,
+            keys=keys,
+            item=item,
+            method=method,
+            learned=learned,
+            cols=(_R, _POS, _S, _FIRST, _LEN),
+            w=int(params.get("w", 0)),
         )
     if method in ("condorcet", "w_condorcet"):
         return _condorcet(frame, keys=keys, item=item, n_runs=n_runs, weights=weights)
@@ -259,6 +267,8 @@ def fuse(
     gamma: float | None = None,
     probs: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
     map_scores: Mapping[Any, float] | None = None,
+    w: int | None = None,
+    log_odds: Mapping[Any, Sequence[float] | np.ndarray[Any, Any]] | None = None,
 ) -> Any:
     r"""Fuse several runs of the same queries into one run, with ranx's methods.
 
@@ -273,7 +283,8 @@ def fuse(
         ``"anz"``, ``"mnz"``, ``"gmnz"``, ``"isr"``, ``"log_isr"``, ``"logn_isr"``,
         ``"rrf"``, ``"rbc"``, ``"wsum"``, ``"wmnz"``, ``"mixed"``, ``"bordafuse"``,
         ``"w_bordafuse"``, ``"condorcet"``, ``"w_condorcet"``, or the learned
-        ``"posfuse"`` and ``"mapfuse"`` (docs/fusion.md).
+        ``"posfuse"``, ``"mapfuse"``, ``"probfuse"``, ``"segfuse"``, ``"slidefuse"``,
+        ``"bayesfuse"`` (docs/fusion.md).
     norm : str or None, default "min-max"
         The normalisation of each run's scores per query before the fusion, ranx's
         default: ``"min-max"``, ``"min-max-inverted"`` (lower scores are better:
@@ -304,9 +315,16 @@ def fuse(
     probs : mapping of run name to a list of floats, optional
         PosFuse's learned probabilities per position, required by ``method="posfuse"``:
         what ``lp.optimize_fusion(qrels, runs, method="posfuse")`` returns.
+        ProbFuse's and SegFuse's learned probabilities per segment too, required by
+        ``method="probfuse"`` (the number of segments their count) and ``"segfuse"``.
     map_scores : mapping of run name to float, optional
         MAPFuse's learned MAP per run, required by ``method="mapfuse"``: what
         ``lp.optimize_fusion(qrels, runs, method="mapfuse")`` returns.
+    w : int, optional
+        SlideFuse's window (required by ``method="slidefuse"``, with ``probs``): a
+        document scores the mean of ``probs`` over the positions within ``w`` of its own.
+    log_odds : mapping of run name to a list of floats, optional
+        BayesFuse's learned log-odds per position, required by ``method="bayesfuse"``.
 
     Returns
     -------
@@ -364,12 +382,16 @@ def fuse(
     caller = "fuse"
     name = _check_method(method, caller)
     norm_name = _check_norm(norm, name, caller)
-    params = _check_parameters(name, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma}, caller)
+    params = _check_parameters(
+        name, {"k": k, "phi": phi, "sigma": sigma, "gamma": gamma, "w": w}, caller
+    )
     if weights is not None and not isinstance(weights, Mapping):
         _check_weights(weights, name, [], caller)
     data = _Input(runs, by=by, item=item, y_score=y_score, run=run, caller=caller)
     run_weights = _check_weights(weights, name, data.runs, caller)
-    learned = check_learned(name, {"probs": probs, "map_scores": map_scores}, data.runs, caller)
+    learned = check_learned(
+        name, {"probs": probs, "map_scores": map_scores, "log_odds": log_odds}, data.runs, caller
+    )
     fused = _fused(
         _prepared(data, norm_name),
         keys=data.keys,

@@ -41,6 +41,10 @@ METHODS = (
     "w_condorcet",
     "posfuse",
     "mapfuse",
+    "probfuse",
+    "segfuse",
+    "slidefuse",
+    "bayesfuse",
 )
 """ranx's names of the fusion methods implemented here (its ``fusion_switch``)."""
 
@@ -56,7 +60,16 @@ WEIGHTED = frozenset({"wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"})
 #: the methods that read each document's position in a run, not its score
 POSITIONAL = frozenset(
     {"isr", "log_isr", "logn_isr", "rrf", "rbc", "bordafuse", "w_bordafuse"}
-    | {"condorcet", "w_condorcet", "posfuse", "mapfuse"}
+    | {
+        "condorcet",
+        "w_condorcet",
+        "posfuse",
+        "mapfuse",
+        "probfuse",
+        "segfuse",
+        "slidefuse",
+        "bayesfuse",
+    }
 )
 
 
@@ -66,6 +79,7 @@ PARAMETERS: dict[str, tuple[str, float | None]] = {
     "rbc": ("phi", None),
     "logn_isr": ("sigma", 0.01),
     "gmnz": ("gamma", None),
+    "slidefuse": ("w", None),
 }
 
 
@@ -124,8 +138,8 @@ def _check_parameters(method: str, given: Mapping[str, object], caller: str) -> 
             )
             raise InvalidParameterError(msg)
         value = default
-    if name == "k":
-        out[name] = float(check_int(value, "k", caller, allow_none=False, low=0))  # type: ignore[arg-type]
+    if name in ("k", "w"):
+        out[name] = float(check_int(value, name, caller, allow_none=False, low=0))  # type: ignore[arg-type]
     elif name == "sigma":
         sigma = check_real(value, "sigma", caller, allow_none=False)
         assert sigma is not None

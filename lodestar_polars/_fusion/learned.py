@@ -20,9 +20,24 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._fusion.segmented import (
+    bayesfuse_fused,
+    bayesfuse_train,
+    probfuse_scores,
+    segfuse_scores,
+    segfuse_train,
+    slidefuse_scores,
+)
 from lodestar_polars.exceptions import InvalidParameterError
 
-LEARNED: dict[str, str] = {"posfuse": "probs", "mapfuse": "map_scores"}
+LEARNED: dict[str, str] = {
+    "posfuse": "probs",
+    "mapfuse": "map_scores",
+    "probfuse": "probs",
+    "segfuse": "probs",
+    "slidefuse": "probs",
+    "bayesfuse": "log_odds",
+}
 """The learned methods and the name of what each learns (ranx's parameter names)."""
 
 
@@ -32,9 +47,10 @@ def check_learned(
     """What the method learned, one entry per run in the runs' order; refused elsewhere."""
     for name, value in given.items():
         if value is not None and LEARNED.get(method) != name:
-            which = next(m for m, p in LEARNED.items() if p == name)
+            names = [repr(m) for m, p in LEARNED.items() if p == name]
+            which = " or ".join([", ".join(names[:-1]), names[-1]] if names[1:] else names)
             msg = (
-                f"The {name!r} parameter of {caller} applies to method={which!r} only. "
+                f"The {name!r} parameter of {caller} applies to method={which} only. "
                 f"Got {name} with method={method!r}."
             )
             raise InvalidParameterError(msg)
@@ -49,7 +65,10 @@ def check_learned(
             "run's name to it. Got None."
         )
         raise InvalidParameterError(msg)
-    rule = "a list of probabilities" if name == "probs" else "a number"
+    listed_name = name in ("probs", "log_odds")
+    rule = {"probs": "a list of probabilities", "log_odds": "a list of log-odds"}.get(
+        name, "a number"
+    )
     if (
         not isinstance(value, Mapping)
         or [r for r in runs if r not in value]
@@ -64,8 +83,8 @@ def check_learned(
     for r in runs:
         entry = value[r]
         listed = isinstance(entry, Sequence | np.ndarray) and not isinstance(entry, str)
-        items = list(entry) if name == "probs" and listed else [entry]
-        if (name == "probs" and not listed) or not all(
+        items = list(entry) if listed_name and listed else [entry]
+        if (listed_name and not listed) or not all(
             isinstance(v, int | float | np.floating | np.integer)
             and not isinstance(v, bool | np.bool_)
             and math.isfinite(v)
@@ -76,7 +95,14 @@ def check_learned(
                 f"(finite). Got {entry!r} for run {r!r}."
             )
             raise InvalidParameterError(msg)
-        out.append([float(v) for v in items] if name == "probs" else float(entry))
+        if method == "probfuse" and not items:
+            msg = (
+                f"The 'probs' parameter of {caller} must map each run to a non-empty list "
+                f"with method='probfuse' (one probability per segment). Got {entry!r} for "
+                f"run {r!r}."
+            )
+            raise InvalidParameterError(msg)
+        out.append([float(v) for v in items] if listed_name else float(entry))
     return out
 
 
@@ -87,11 +113,20 @@ def fused_learned(
     item: str,
     method: str,
     learned: list[Any],
-    cols: tuple[str, str, str, str],
+    cols: tuple[str, str, str, str, str],
+    w: int = 0,
 ) -> pl.LazyFrame:
     """(keys..., item, fused score, first appearance): CombSUM of each run's learned score."""
-    run, pos, score, first = cols
-    if method == "posfuse":
+    run, pos, score, first, length = cols
+    if method == "bayesfuse":
+        return bayesfuse_fused(frame, learned, keys=keys, item=item, cols=(run, pos, score, first))
+    if method == "probfuse":
+        frame, value = probfuse_scores(frame, learned, (run, pos, length))
+    elif method == "slidefuse":
+        frame, value = slidefuse_scores(frame, learned, w, (run, pos, length))
+    elif method == "segfuse":
+        frame, value = segfuse_scores(frame, learned, (run, pos, score))
+    elif method == "posfuse":
         table = pl.LazyFrame(
             {
                 run: [r for r, probs in enumerate(learned) for _ in probs],
@@ -129,7 +164,17 @@ def train(
         judged.select(*keys, item, rel), on=[*keys, item], how="left"
     )
     hit = (pl.col(rel).fill_null(0) > 0).cast(pl.Float64)
-    if method == "posfuse":
+    if method == "bayesfuse":
+        odds = bayesfuse_train(
+            rows, keys=keys, n_runs=len(runs), n_queries=per_query.height, hit=hit, cols=cols
+        )
+        return {"log_odds": dict(zip(runs, odds, strict=True))}
+    if method == "segfuse":
+        found_seg = segfuse_train(
+            rows, keys=keys, n_runs=len(runs), n_queries=per_query.height, hit=hit, cols=cols
+        )
+        return {"probs": dict(zip(runs, found_seg, strict=True))}
+    if method in ("posfuse", "slidefuse"):
         table = (
             rows.group_by(run, pos).agg(hit.mean().alias("p")).sort(run, pos).group_by(run).agg("p")
         )

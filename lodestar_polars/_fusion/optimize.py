@@ -18,6 +18,7 @@ from lodestar_polars._base.validation import (
 )
 from lodestar_polars._fusion.fusion import _fused, _ordered
 from lodestar_polars._fusion.inputs import (
+    _LEN,
     _P,
     _POS,
     _R,
@@ -28,6 +29,7 @@ from lodestar_polars._fusion.inputs import (
     _prepared,
 )
 from lodestar_polars._fusion.learned import LEARNED, train
+from lodestar_polars._fusion.segmented import N_SEGMENTS, probfuse_train
 from lodestar_polars.exceptions import InvalidParameterError
 
 #: ranx's search grids per method: (parameter, first, last, default step)
@@ -88,7 +90,11 @@ def optimize_fusion(
         ``"w_bordafuse"``, ``"w_condorcet"`` (the weights), ``"rrf"`` (``k``),
         ``"rbc"`` (``phi``), ``"logn_isr"`` (``sigma``) or ``"gmnz"`` (``gamma``); or a
         learned method, trained on ``qrels``: ``"posfuse"`` (each run's probability of
-        relevance per position) or ``"mapfuse"`` (each run's MAP), ``metric`` unused.
+        relevance per position) or ``"mapfuse"`` (each run's MAP), ``metric`` unused, or
+        ``"probfuse"`` (each run's probability per segment, the number of segments
+        searched over 1..100 for the best ``metric``; ``step`` unused), ``"segfuse"``
+        (ranx's ten fixed segments), ``"slidefuse"`` (posfuse's probabilities and the
+        window ``w``, searched over 1..100) or ``"bayesfuse"`` (log-odds per position).
     norm : str or None, default "min-max"
         As in :func:`fuse`.
     metric : str, default "ndcg"
@@ -111,7 +117,8 @@ def optimize_fusion(
     dict
         The best parameter as ranx returns it: ``{"weights": {run: weight, ...}}``,
         or ``{"k": 60}``, ``{"phi": ...}``, ``{"sigma": ...}``, ``{"gamma": ...}``;
-        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` or
+        for the learned methods ``{"probs": {run: [p0, p1, ...]}}`` (posfuse, probfuse, segfuse;
+        slidefuse adds ``"w"``), ``{"log_odds": {run: [...]}}`` (bayesfuse) or
         ``{"map_scores": {run: map}}``. Pass it on: ``lp.fuse(runs, method=..., **best)``.
         Ties of the metric go to the last configuration tried, as in ranx
         (``score >= best_score``).
@@ -190,7 +197,20 @@ def optimize_fusion(
     if resolved.spec.judged_ideal:
         judged_roles["judged"] = f"{_P}judged"
     prepared = _prepared(data, norm_name).collect().lazy()
-    if name in LEARNED:
+    slide: dict[str, Any] | None = None
+    if name == "slidefuse":
+        slide = train(
+            prepared.collect(),
+            method=name,
+            keys=keys,
+            item=data.item,
+            runs=data.runs,
+            judged=judged,
+            rel=rel,
+            per_query=per_query,
+            cols=(_R, _POS),
+        )
+    elif name in LEARNED and name != "probfuse":
         return train(
             prepared.collect(),
             method=name,
@@ -202,16 +222,41 @@ def optimize_fusion(
             per_query=per_query,
             cols=(_R, _POS),
         )
-    if name in WEIGHTED:
+    rows: pl.DataFrame | None = None
+    trials: list[Any]
+    if name == "probfuse":
+        label, trials = "probs", list(N_SEGMENTS)
+        rows = (
+            prepared.join(per_query.lazy().select(keys), on=keys, how="semi")
+            .join(judged.lazy().select(*keys, data.item, rel), on=[*keys, data.item], how="left")
+            .collect()
+        )
+    elif slide is not None:
+        label, trials = "w", list(range(1, 101))
+    elif name in WEIGHTED:
         label = "weights"
-        trials: list[Any] = _weight_trials(0.1 if step is None else float(step), len(data.runs))
+        trials = _weight_trials(0.1 if step is None else float(step), len(data.runs))
     else:
         label, trials = _param_trials(name, step)
     best: Any = None
     best_score = 0.0
+    trial: Any
     for trial in trials:
         weights = list(trial) if name in WEIGHTED else None
-        params = {} if name in WEIGHTED else {label: trial}
+        params = {} if name in WEIGHTED or rows is not None else {label: trial}
+        learned = None
+        if slide is not None:
+            learned = [list(slide["probs"][r]) for r in data.runs]
+        elif rows is not None:
+            learned = probfuse_train(
+                rows,
+                keys=keys,
+                n_runs=len(data.runs),
+                n_queries=n_queries,
+                n_segments=trial,
+                hit=(pl.col(rel).fill_null(0) > 0).cast(pl.Float64),
+                cols=(_R, _POS, _LEN),
+            )
         fused = _ordered(
             _fused(
                 prepared,
@@ -222,6 +267,7 @@ def optimize_fusion(
                 n_runs=len(data.runs),
                 weights=weights,
                 params=params,
+                learned=learned,
             ),
             keys,
             data.item,
@@ -244,7 +290,11 @@ def optimize_fusion(
         )
         score = float(scores[metric].fill_null(0.0).sum()) / n_queries if n_queries else 0.0
         if score >= best_score:
-            best_score, best = score, trial
+            best_score, best = score, (trial if learned is None or slide else learned)
+    if rows is not None:
+        return {"probs": dict(zip(data.runs, best, strict=True))}
+    if slide is not None:
+        return {"probs": slide["probs"], "w": int(best)}
     if name in WEIGHTED:
         return {"weights": dict(zip(data.runs, best, strict=True))}
     value = int(best) if name == "rrf" else best
