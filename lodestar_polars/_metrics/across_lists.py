@@ -59,7 +59,7 @@ def item_popularity(
     by = "__lodestar_user"
     counts = lazy.group_by(item, maintain_order=True).agg(pl.col(by).n_unique().alias("users"))
     total = lazy.select(pl.col(by).n_unique().alias("n"))
-    out = counts.join(total, how="cross").select(
+    out = counts.join(total, how="cross", maintain_order="left").select(
         pl.col(item),
         pl.col("users"),
         (pl.col("users") / pl.col("n")).alias("popularity"),
