@@ -32,6 +32,7 @@ from lodestar_polars._evaluate.partition import (
     NotGroupedError,
     grouped_parts,
     hashed_parts,
+    read_ahead,
     sample_is_grouped,
 )
 from lodestar_polars._evaluate.roles import _RUN_KEY_TYPES, _SHOWN, _Parsed, _Roles
@@ -212,7 +213,8 @@ def _evaluate_lazy(
     if estimate == 1:
         evaluate_part(source.collect(engine="streaming"), 1, 1)
     elif layout == "grouped" or (layout == "auto" and sample_is_grouped(source, keys)):
-        streamed = grouped_parts(source, keys, part_rows)
+        # each part streamed and cut while the one before is evaluated
+        streamed = read_ahead(grouped_parts(source, keys, part_rows), lambda item: item)
         try:
             done = 0
             for part, part_ascending, last in streamed:
@@ -235,10 +237,13 @@ def _evaluate_lazy(
     else:
         layout = "shuffled"
     if layout == "shuffled" and estimate > 1:
-        hashed = hashed_parts(source, keys, estimate, temp_dir)
+        # each part read back and sorted while the one before is evaluated
+        hashed = read_ahead(
+            hashed_parts(source, keys, estimate, temp_dir), lambda part: _grouped(part, keys)
+        )
         try:
             for i, part in enumerate(hashed):
-                evaluate_part(_grouped(part, keys), i + 1, estimate)
+                evaluate_part(part, i + 1, estimate)
         finally:
             hashed.close()  # the temporary files go now, also on an error
     if not pieces:
