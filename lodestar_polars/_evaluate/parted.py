@@ -213,8 +213,10 @@ def _evaluate_lazy(
     if estimate == 1:
         evaluate_part(source.collect(engine="streaming"), 1, 1)
     elif layout == "grouped" or (layout == "auto" and sample_is_grouped(source, keys)):
-        # each part streamed and cut while the one before is evaluated
-        streamed = read_ahead(grouped_parts(source, keys, part_rows), lambda item: item)
+        # streamed in this thread: read ahead (as the shuffled parts are), a sorted 2e7-row log
+        # took 2.68-2.70 s against 2.72-3.06 s, at 0.91 GB peak against 0.78-0.85 GB: there is
+        # no sort to overlap, and the sorted log is twice as fast as DuckDB's already
+        streamed = grouped_parts(source, keys, part_rows)
         try:
             done = 0
             for part, part_ascending, last in streamed:
