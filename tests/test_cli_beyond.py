@@ -197,6 +197,26 @@ def test_refusals_name_the_flag(
     assert _error(capsys) == sentence
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "novelty@10"],
+        ["-m", "serendipity@10", "--popularity-rank", "rank"],
+        ["-m", "ndcg@10", "--popularity", "p"],
+        ["-m", "serendipity", "--popularity-rank", "rank", "--n-items", "0"],
+    ],
+)
+def test_the_refusals_page_quotes_the_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "refusals.md").read_text()
+    src = tmp_path / "served.csv"
+    SERVED.drop("v").write_csv(src)
+    assert run([str(src), *OPTIONS, *args]) == 2
+    sentence = _error(capsys)
+    assert sentence in page, f"docs/refusals.md does not quote: {sentence}"
+
+
 def test_a_refused_list_names_the_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "served.csv"
     SERVED.drop("v").with_columns(

@@ -182,3 +182,5 @@ def test_inputs_are_refused_on_the_driver(spark: Any) -> None:
     for names, given, sentence in cases:
         with pytest.raises(ValueError, match="^" + re.escape(sentence)):
             lps.evaluate(sdf, names, **KEYS, **given)
+    page = (Path(__file__).resolve().parents[1] / "docs" / "refusals.md").read_text()
+    assert cases[-1][2] in page  # the Spark sentence; lp.evaluate's are quoted from its tests
