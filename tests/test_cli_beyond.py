@@ -36,7 +36,8 @@ def _load_shared() -> Any:
     return module
 
 
-SERVED = _load_shared()._random_lists(3, "shuffled")  # user, score, hit, p, genre, rank, v
+# user, score, hit, p, genre, rank, v (an embedding of 3 floats)
+SERVED: pl.DataFrame = _load_shared()._random_lists(3, "shuffled")
 OPTIONS = ["--by", "user", "--y-true", "hit", "--y-score", "score"]
 
 

@@ -39,7 +39,7 @@ def _load_shared() -> Any:
 
 def _served() -> pl.DataFrame:
     """300 tied lists; ``genre`` a string, ``genre_id`` an int, ``v`` a 3-float embedding."""
-    frame = _load_shared()._random_lists(7, "shuffled")
+    frame: pl.DataFrame = _load_shared()._random_lists(7, "shuffled")
     return frame.with_columns(genre_id=pl.col("genre").rank("dense").cast(pl.Int64) * 10)
 
 

@@ -140,7 +140,9 @@ def evaluate(
         pyspark is not installed (install the ``spark`` extra), or, from a
         task, lodestar_polars is not installed on a worker.
     InvalidParameterError
-        An unknown metric name, or a cutoff on a metric that takes none.
+        An unknown metric name, or a cutoff on a metric that takes none; a
+        beyond-accuracy metric without its input, or an input no metric
+        reads; a column role that is not a column name.
     ValueError
         A missing column, a non-numeric ``y_true``/``y_score``/``weight``, a
         ``num_partitions`` or ``partition_rows`` below 1, a
