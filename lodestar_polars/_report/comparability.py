@@ -21,7 +21,6 @@ import polars as pl
 
 from lodestar_polars._base.deprecation import renamed
 from lodestar_polars._base.validation import check_bool, check_int
-from lodestar_polars._core.segments import segment_starts
 from lodestar_polars._report.comparability_checks import (
     DEFAULT_SHRINKAGE_STRENGTH,
     _check_columns,
@@ -43,6 +42,7 @@ from lodestar_polars._report.comparability_checks import (
 from lodestar_polars._report.comparability_checks import (
     resolve_shrinkage as resolve_shrinkage,
 )
+from lodestar_polars._report.comparability_quantiles import _quantiles
 from lodestar_polars._report.comparability_state import (
     _INT_DTYPES,
     ComparabilityState,
@@ -136,27 +136,6 @@ def _check_binary_truth(df: pl.DataFrame, truth: str, keys: list[str], item: str
             f"{item}={row[item]!r}."
         )
         raise ValueError(msg)
-
-
-def _quantiles(item_id: IntArray, values: FloatArray, n_items: int, levels: FloatArray) -> Any:
-    """Per item, its values at ``levels`` (NumPy's 'linear' method), as an (items, levels) array."""
-    # (item, value) order: a stable sort by value, then a stable (radix for small ids) by item
-    by_value = np.argsort(values, kind="stable")
-    ids = item_id[by_value]
-    ids = ids.astype(np.uint16) if n_items <= np.iinfo(np.uint16).max else ids
-    order = by_value[np.argsort(ids, kind="stable")]
-    sorted_values = values[order]
-    counts = np.bincount(item_id, minlength=n_items)
-    starts = segment_starts(counts)
-    h = (counts[:, None] - 1) * levels[None, :]
-    lo = np.floor(h).astype(np.int64)
-    hi = np.minimum(lo + 1, counts[:, None] - 1)
-    t = h - lo
-    a = sorted_values[starts[:, None] + lo]
-    b = sorted_values[starts[:, None] + hi]
-    diff = b - a
-    # NumPy's _lerp: from the nearer end, so the result is exact at both ends
-    return np.where(t >= 0.5, b - diff * (1.0 - t), a + diff * t)
 
 
 @renamed(score="y_score", truth="y_true")

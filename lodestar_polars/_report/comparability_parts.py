@@ -27,8 +27,8 @@ import polars as pl
 
 from lodestar_polars._evaluate.parted import _release_freed_memory
 from lodestar_polars._evaluate.partition import Layout, hashed_parts
-from lodestar_polars._report.comparability import _quantiles
 from lodestar_polars._report.comparability_checks import _check_item_dtype, _check_score_dtype
+from lodestar_polars._report.comparability_quantiles import _quantiles
 from lodestar_polars._report.comparability_state import ComparabilityState, _table_schema
 
 FIT = "fit_comparability"
