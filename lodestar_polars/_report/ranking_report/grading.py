@@ -120,16 +120,19 @@ def _grade(
         catalogue.with_row_index(_ITEM), on=item, how="left", maintain_order="left"
     ).with_columns(pl.col(_LIST).cast(pl.Int64), pl.col(_ITEM).cast(pl.Int64))
     n_items = catalogue.height
+    # (list, item) as one Int64 (lists and items each fewer than the rows): one key to sort by
     pair = pl.col(_LIST) * n_items + pl.col(_ITEM)
-    if base.select(pair.n_unique()).item() != base.height:
+    # canonical row order: (list, item), so every sum runs in one order whatever the input's
+    # (one sort by the one key: a third of the two-key sort's time on a shuffled part)
+    ordered = base.rename({_ROW: _ORDER}).sort(pair)
+    if ordered.select((pair.diff() == 0).any()).item():  # sorted: a repeat is adjacent
         dup = base.filter(pair.is_duplicated()).row(0, named=True)
         msg = (
             f"{CALLER}: list {_key_repr(dup, keys)} has item {dup[item]!r} more than once; "
             f"scores must hold one row per (list, item)."
         )
         raise ValueError(msg)
-    # canonical row order: (list, item), so every sum runs in one order whatever the input's
-    base = base.rename({_ROW: _ORDER}).sort(_LIST, _ITEM).with_row_index(_ROW)
+    base = ordered.with_row_index(_ROW)
     items = catalogue[item]
     if isinstance(truth, str):
         pairs = _truth_pairs_from_column(base, truth, keys)
