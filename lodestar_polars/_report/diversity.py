@@ -212,3 +212,9 @@ def memory_features(base: pl.DataFrame, item: str, feature: str) -> Features:
     """The whole-frame path's features: ``base``'s column, checked, per candidate row."""
     check_features(base.select(item, feature), item, feature)
     return features_of(base[feature])
+
+
+def check_merged_features(merged: Any, item: str, feature: str | None) -> None:
+    """The parts path's check of every part's (item, feature) pairs, as the whole path's."""
+    if feature is not None and merged.features:
+        check_features(pl.concat(merged.features).unique(), item, feature)
