@@ -169,7 +169,9 @@ def _random_log(seed: int, n_lists: int = 40) -> tuple[pl.DataFrame, pl.DataFram
 
 @pytest.mark.parametrize(("feature", "dim"), [("genre", None), ("emb", 4)])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_every_block_equals_lp_intra_list_diversity(feature: str, dim: int | None, seed: int) -> None:
+def test_every_block_equals_lp_intra_list_diversity(
+    feature: str, dim: int | None, seed: int
+) -> None:
     scores, train = _random_log(seed)
     report = _report(scores, k=3, train=train, feature=feature, y_score_b="score_b")
     served = _served(scores)
@@ -263,7 +265,10 @@ def _refusals() -> list[tuple[str, Any, str]]:
         .alias("emb")
     )
     zero = scores.with_columns(
-        pl.when(pl.col("item") == "b").then(pl.lit([0.0, 0.0])).otherwise(pl.col("emb")).alias("emb")
+        pl.when(pl.col("item") == "b")
+        .then(pl.lit([0.0, 0.0]))
+        .otherwise(pl.col("emb"))
+        .alias("emb")
     )
     nan = scores.with_columns(
         pl.when(pl.col("item") == "a")

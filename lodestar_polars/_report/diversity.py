@@ -96,9 +96,11 @@ def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
 
 def _check_embeddings(pairs: pl.DataFrame, item: str, feature: str) -> None:
     f = pl.col(feature)
-    values = f.list.eval(pl.element().cast(pl.Float64)) if isinstance(
-        pairs.schema[feature], pl.List
-    ) else f.arr.to_list().list.eval(pl.element().cast(pl.Float64))
+    values = (
+        f.list.eval(pl.element().cast(pl.Float64))
+        if isinstance(pairs.schema[feature], pl.List)
+        else f.arr.to_list().list.eval(pl.element().cast(pl.Float64))
+    )
     frame = pairs.select(
         item,
         values.list.len().alias("n"),

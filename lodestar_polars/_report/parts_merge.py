@@ -272,9 +272,7 @@ def _merge(
                 )
             )  # fmt: skip
         if ILD_SUM in sums.micro_sum:  # issue 21, with feature: intra-list diversity
-            computed.update(
-                ild_from_sums(sums.micro_sum[ILD_SUM], int(sums.micro_sum[ILD_SERVED]))
-            )
+            computed.update(ild_from_sums(sums.micro_sum[ILD_SUM], int(sums.micro_sum[ILD_SERVED])))
         macro = {
             m.name(kk): computed[m.key]
             for m in report_metrics(kk, "macro")

@@ -23,8 +23,8 @@ from lodestar_polars._base.validation import (
 )
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._report.beyond import train_information
-from lodestar_polars._report.diversity import memory_features
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._report.diversity import memory_features
 from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
@@ -56,6 +56,8 @@ from lodestar_polars._report.ranking_report.families import (
     score_block,
     tail_items,
 )
+from lodestar_polars._report.ranking_report.fitting import _fit_lazy as _fit_lazy
+from lodestar_polars._report.ranking_report.fitting import _fit_parts
 from lodestar_polars._report.ranking_report.grading import (
     _check_domain,
     _grade,
@@ -63,8 +65,6 @@ from lodestar_polars._report.ranking_report.grading import (
     _objective_scores,
     _with_keys,
 )
-from lodestar_polars._report.ranking_report.fitting import _fit_lazy as _fit_lazy
-from lodestar_polars._report.ranking_report.fitting import _fit_parts
 from lodestar_polars._report.ranking_report.payload import finish_payload
 from lodestar_polars._report.ranking_report.result import RankingReport
 from lodestar_polars._report.ranking_report.uncertainty import uncertainty_and_paired
