@@ -385,15 +385,12 @@ def test_spark_equals_the_single_machine_report(spark: Any, feature: str) -> Non
     local = lp.ranking_report(scores, **kw)
     on_spark = lps.ranking_report(spark.createDataFrame(scores.to_arrow()), num_partitions=3, **kw)
     key = "intra_list_diversity@3"
-    for block in (
-        lambda r: r["objectives"]["accuracy"],
-        lambda r: r["baselines"]["global_pop"],
-        lambda r: r["versus"]["model_b"],
-    ):
-        assert list(block(on_spark)["macro"]) == list(block(local)["macro"])
-        assert block(on_spark)["macro"][key] == pytest.approx(
-            block(local)["macro"][key], rel=0, abs=1e-12
-        )
+    def blocks(r: Any) -> list[Any]:
+        return [r["objectives"]["accuracy"], r["baselines"]["global_pop"], r["versus"]["model_b"]]
+
+    for a, b in zip(blocks(on_spark), blocks(local), strict=True):
+        assert list(a["macro"]) == list(b["macro"])
+        assert a["macro"][key] == pytest.approx(b["macro"][key], rel=0, abs=1e-12)
 
 
 @pytest.mark.spark

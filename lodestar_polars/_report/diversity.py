@@ -42,7 +42,7 @@ class Features:
 
 
 def _is_embedding(dtype: pl.DataType) -> bool:
-    return isinstance(dtype, (pl.List, pl.Array)) and dtype.inner.is_numeric()  # type: ignore[union-attr]
+    return isinstance(dtype, (pl.List, pl.Array)) and dtype.inner.is_numeric()
 
 
 def _show(value: Any) -> str:
