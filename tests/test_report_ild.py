@@ -385,6 +385,7 @@ def test_spark_equals_the_single_machine_report(spark: Any, feature: str) -> Non
     local = lp.ranking_report(scores, **kw)
     on_spark = lps.ranking_report(spark.createDataFrame(scores.to_arrow()), num_partitions=3, **kw)
     key = "intra_list_diversity@3"
+
     def blocks(r: Any) -> list[Any]:
         return [r["objectives"]["accuracy"], r["baselines"]["global_pop"], r["versus"]["model_b"]]
 
