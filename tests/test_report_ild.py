@@ -334,6 +334,20 @@ def test_two_features_in_two_parts_are_refused_on_the_driver() -> None:
         _report(two.lazy(), feature="genre", batch_rows=3)
 
 
+def test_a_feature_of_no_category_dtype_is_an_invalid_parameter() -> None:
+    scores, _ = _example()
+    with pytest.raises(lp.InvalidParameterError, match="column 'score' is Float64"):
+        _report(scores, feature="score")
+    with pytest.raises(lp.InvalidParameterError, match="column 's' is Struct"):
+        _report(scores.with_columns(s=pl.struct("item")), feature="s")
+
+
+def test_the_feature_may_be_the_item_itself() -> None:
+    """Every pair differs: ILD 1 for every list of two or more."""
+    scores, _ = _example()
+    assert _report(scores, feature="item")["objectives"]["accuracy"]["macro"][KEY] == 1.0
+
+
 def test_a_missing_feature_column_is_refused() -> None:
     scores, _ = _example()
     with pytest.raises(ValueError, match="'nope'"):

@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._core.beyond import _sum_of_squared_counts
+from lodestar_polars.exceptions import InvalidParameterError
 
 if TYPE_CHECKING:
     from lodestar_polars._report.ranking_report.common import FloatArray, Graded, IntArray
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 CALLER = "ranking_report"
 ILD_SUM, ILD_SERVED = "__lp_ild_sum", "__lp_ild_served"  # the parts path's scalar sums
 _RULE = "one category or embedding per item"
+_FEAT = "__lp_feature"  # the feature's column in the (item, feature) pairs
 
 
 @dataclass(frozen=True)
@@ -50,11 +52,11 @@ def _show(value: Any) -> str:
 
 
 def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
-    """Refuse what ``feature`` cannot be: ``pairs`` holds ``item`` and ``feature`` per row.
+    """Refuse what ``feature`` cannot be: ``pairs`` (:func:`feature_pairs`) its values per item.
 
     The first offending item in sort order is named, so every path names the same one.
     """
-    dtype = pairs.schema[feature]
+    dtype = pairs.schema[_FEAT]
     is_category = dtype.is_numeric() or dtype in (pl.String, pl.Boolean, pl.Categorical)
     if isinstance(dtype, pl.Enum):
         is_category = True
@@ -64,14 +66,14 @@ def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
             f"string, integer or Boolean) or its embedding (a list or array of floats); "
             f"column {feature!r} is {dtype}."
         )
-        raise ValueError(msg)
+        raise InvalidParameterError(msg)
     if dtype.is_float():
         msg = (
             f"The 'feature' parameter of {CALLER}: column {feature!r} is {dtype}; a category "
             f"is a string, integer or Boolean, an embedding a list or array of floats."
         )
-        raise ValueError(msg)
-    nulls = pairs.filter(pl.col(feature).is_null())
+        raise InvalidParameterError(msg)
+    nulls = pairs.filter(pl.col(_FEAT).is_null())
     if nulls.height:
         bad = nulls[item].sort()[0]
         msg = (
@@ -81,11 +83,11 @@ def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
         raise ValueError(msg)
     if _is_embedding(dtype):
         _check_embeddings(pairs, item, feature)
-    distinct = pairs.select(item, feature).unique()
+    distinct = pairs.unique()
     twice = distinct.filter(pl.col(item).is_duplicated())
     if twice.height:
         bad = twice[item].sort()[0]
-        values = twice.filter(pl.col(item) == bad)[feature]
+        values = twice.filter(pl.col(item) == bad)[_FEAT]
         shown = sorted((_show(v) for v in values), key=str)[:2]
         msg = (
             f"{CALLER}: feature {feature!r} must be {_RULE}; item {bad!r} has two: "
@@ -95,10 +97,10 @@ def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
 
 
 def _check_embeddings(pairs: pl.DataFrame, item: str, feature: str) -> None:
-    f = pl.col(feature)
+    f = pl.col(_FEAT)
     values = (
         f.list.eval(pl.element().cast(pl.Float64))
-        if isinstance(pairs.schema[feature], pl.List)
+        if isinstance(pairs.schema[_FEAT], pl.List)
         else f.arr.to_list().list.eval(pl.element().cast(pl.Float64))
     )
     frame = pairs.select(
@@ -134,7 +136,7 @@ def _check_embeddings(pairs: pl.DataFrame, item: str, feature: str) -> None:
 
 def feature_pairs(frame: pl.DataFrame, item: str, feature: str) -> pl.DataFrame:
     """The distinct (``item``, ``feature``) pairs of ``frame`` (what a part keeps for the check)."""
-    return frame.select(item, feature).unique()
+    return frame.select(item, pl.col(feature).alias(_FEAT)).unique()
 
 
 def features_of(column: pl.Series) -> Features:
@@ -212,7 +214,7 @@ def ild_family(g: Graded, top: FloatArray, features: Features, k: int) -> dict[s
 
 def memory_features(base: pl.DataFrame, item: str, feature: str) -> Features:
     """The whole-frame path's features: ``base``'s column, checked, per candidate row."""
-    check_features(base.select(item, feature), item, feature)
+    check_features(feature_pairs(base, item, feature), item, feature)
     return features_of(base[feature])
 
 

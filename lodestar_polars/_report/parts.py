@@ -270,7 +270,7 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
     feats = None
     if ctx.feature is not None:  # the pairs are checked together on the driver (its refusal)
         pairs = feature_pairs(base, item, ctx.feature)
-        merged.features.append(pairs)
+        merged.features = [pl.concat([*merged.features, pairs]).unique()]  # one frame of pairs
         try:
             check_features(pairs, item, ctx.feature)
             feats = features_of(base[ctx.feature])
