@@ -350,8 +350,13 @@ def test_the_feature_may_be_the_item_itself() -> None:
 
 def test_a_missing_feature_column_is_refused() -> None:
     scores, _ = _example()
-    with pytest.raises(ValueError, match="'nope'"):
-        _report(scores, feature="nope")
+    sentence = (
+        "The 'feature' parameter of ranking_report names no column of scores: 'nope' (its "
+        "columns: ['user', 'item', 'score', 'clicked', 'genre', 'emb'])."
+    )
+    for frame in (scores, scores.lazy()):
+        with pytest.raises(ValueError, match="^" + _escaped(sentence) + "$"):
+            _report(frame, feature="nope", batch_rows=3)
     with pytest.raises(lp.InvalidParameterError, match="'feature'"):
         _report(scores, feature=3)
 

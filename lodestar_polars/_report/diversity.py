@@ -51,12 +51,19 @@ def _show(value: Any) -> str:
     return repr(value.to_list() if isinstance(value, pl.Series) else value)
 
 
-def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
-    """Refuse what ``feature`` cannot be: ``pairs`` (:func:`feature_pairs`) its values per item.
+def check_feature_column(scores: pl.DataFrame | pl.LazyFrame, feature: str) -> None:
+    """Before any grading: ``feature`` names a column of ``scores``, of a dtype it can be."""
+    schema = scores.collect_schema() if isinstance(scores, pl.LazyFrame) else scores.schema
+    if feature not in schema:
+        msg = (
+            f"The 'feature' parameter of {CALLER} names no column of scores: {feature!r} (its "
+            f"columns: {list(schema)})."
+        )
+        raise ValueError(msg)
+    _check_dtype(schema[feature], feature)
 
-    The first offending item in sort order is named, so every path names the same one.
-    """
-    dtype = pairs.schema[_FEAT]
+
+def _check_dtype(dtype: pl.DataType, feature: str) -> None:
     is_category = dtype.is_numeric() or dtype in (pl.String, pl.Boolean, pl.Categorical)
     if isinstance(dtype, pl.Enum):
         is_category = True
@@ -73,6 +80,15 @@ def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
             f"is a string, integer or Boolean, an embedding a list or array of floats."
         )
         raise InvalidParameterError(msg)
+
+
+def check_features(pairs: pl.DataFrame, item: str, feature: str) -> None:
+    """Refuse what ``feature`` cannot be: ``pairs`` (:func:`feature_pairs`) its values per item.
+
+    The first offending item in sort order is named, so every path names the same one.
+    """
+    dtype = pairs.schema[_FEAT]
+    _check_dtype(dtype, feature)
     nulls = pairs.filter(pl.col(_FEAT).is_null())
     if nulls.height:
         bad = nulls[item].sort()[0]

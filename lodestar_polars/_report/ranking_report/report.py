@@ -24,7 +24,7 @@ from lodestar_polars._base.validation import (
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._report.beyond import train_information
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
-from lodestar_polars._report.diversity import memory_features
+from lodestar_polars._report.diversity import check_feature_column, memory_features
 from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
@@ -414,6 +414,8 @@ def ranking_report(
             train, popularity = with_item(train, item_expr), with_item(popularity, item_expr)
     if extra_cols:  # issue 21: the value column and model B's scores, checked before any grading
         check_extras(scores, key_exprs, keys, item, value_name, score_b)
+    if feature_name is not None:  # issue 21: the items' category or embedding column
+        check_feature_column(scores, feature_name)
     if isinstance(scores, pl.LazyFrame) and isinstance(truth, str):
         lazy = _with_keys(scores, key_exprs, "scores")
         wanted = [*extra_cols, *([] if feature_name is None else [feature_name])]
