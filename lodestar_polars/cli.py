@@ -23,6 +23,15 @@ from lodestar_polars._evaluate.evaluate import Progress, evaluate, mean_of_group
 from lodestar_polars.trec._files import first_non_utf8, input_file
 
 DEFAULT_METRICS = ("ndcg@10", "dcg@10", "rr@10")
+
+INPUT_FLAGS = {
+    "popularity": "--popularity COL",
+    "feature": "--feature COL",
+    "popularity_rank": "--popularity-rank COL",
+    "n_items": "--n-items N",
+}
+"""The flag of each ``lp.evaluate`` input role (``_evaluate.inputs.WHAT``), as errors name it."""
+
 EXAMPLE = "example_eval.csv"
 
 
@@ -144,6 +153,33 @@ def _evaluate_parser() -> argparse.ArgumentParser:
         help=f"metric name, repeatable (default: {' '.join(DEFAULT_METRICS)}); "
         f"names: {', '.join(metric_names())}, with @k for a cutoff",
     )
+    inputs = parser.add_argument_group(
+        "beyond-accuracy inputs",
+        "columns (and the catalogue's size) the beyond-accuracy metrics read: "
+        "novelty and arp read --popularity, ild --feature, serendipity --popularity-rank "
+        "and --n-items (docs/beyond-accuracy.md)",
+    )
+    inputs.add_argument(
+        "--popularity",
+        metavar="COL",
+        default=None,
+        help="each row's item popularity in training (novelty: a share of users, in (0, 1]; arp)",
+    )
+    inputs.add_argument(
+        "--feature",
+        metavar="COL",
+        default=None,
+        help="each row's item category, or embedding (a list column: write ild(dim=D)@k)",
+    )
+    inputs.add_argument(
+        "--popularity-rank",
+        metavar="COL",
+        default=None,
+        help="each row's item dense popularity rank in training, 1 the most popular (serendipity)",
+    )
+    inputs.add_argument(
+        "--n-items", metavar="N", type=int, default=None, help="the catalogue's size (serendipity)"
+    )
     parser.add_argument(
         "--weakest", type=int, default=5, help="how many of the weakest queries to show"
     )
@@ -223,15 +259,33 @@ def run(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         raise  # the reader went away: main() ends quietly
     except (ValueError, OSError, pl.exceptions.PolarsError) as exc:
-        message = str(exc).replace("pass strict=False", "pass --no-strict")
-        print(f"lodestar-polars: error: {message}", file=sys.stderr)
+        print(f"lodestar-polars: error: {_in_flags(str(exc))}", file=sys.stderr)
         return 2
+
+
+def _in_flags(message: str) -> str:
+    """``lp.evaluate``'s sentence with the command's flags for its keywords.
+
+    ``pass strict=False`` becomes ``pass --no-strict``; an input role's
+    ``give it as evaluate(popularity=...)`` becomes ``pass --popularity COL``,
+    and the `` `popularity` is read by ...`` of an input no metric reads names
+    the flag.
+    """
+    message = message.replace("pass strict=False", "pass --no-strict")
+    for role, flag in INPUT_FLAGS.items():
+        message = message.replace(f"give it as evaluate({role}=...)", f"pass {flag}")
+        if message.startswith(f"`{role}` is read by "):
+            message = flag.split()[0] + message[len(role) + 2 :]
+    return message
 
 
 def _run(args: argparse.Namespace) -> int:
     path = args.file if args.file is not None else example_path()
     if args.weakest < 0:
         msg = f"--weakest must be an int >= 0, got {args.weakest}"
+        raise ValueError(msg)
+    if args.n_items is not None and args.n_items < 1:
+        msg = f"--n-items must be an int >= 1, got {args.n_items}"
         raise ValueError(msg)
     if args.per_query is not None:
         output_file(args.per_query, "--per-query")
@@ -250,6 +304,10 @@ def _run(args: argparse.Namespace) -> int:
             y_true=args.y_true,
             y_score=args.y_score,
             weight=args.weight,
+            popularity=args.popularity,
+            feature=args.feature,
+            popularity_rank=args.popularity_rank,
+            n_items=args.n_items,
             strict=not args.no_strict,
             progress=ProgressLine(sys.stderr) if sys.stderr.isatty() else None,
         ).collect()

@@ -22,7 +22,7 @@ import pytest
 
 import lodestar_polars as lp
 import lodestar_polars.spark as lps
-from lodestar_polars.spark._evaluate import _partition_evaluator
+from lodestar_polars.spark._tasks import _partition_evaluator
 
 
 def _log(seed: int, groups: int = 120, rows: int = 1500) -> pl.DataFrame:

@@ -32,6 +32,7 @@ from lodestar_polars._evaluate.partition import (
     NotGroupedError,
     grouped_parts,
     hashed_parts,
+    read_ahead,
     sample_is_grouped,
 )
 from lodestar_polars._evaluate.roles import _RUN_KEY_TYPES, _SHOWN, _Parsed, _Roles
@@ -212,6 +213,9 @@ def _evaluate_lazy(
     if estimate == 1:
         evaluate_part(source.collect(engine="streaming"), 1, 1)
     elif layout == "grouped" or (layout == "auto" and sample_is_grouped(source, keys)):
+        # streamed in this thread: read ahead (as the shuffled parts are), a sorted 2e7-row log
+        # took 2.68-2.70 s against 2.72-3.06 s, at 0.91 GB peak against 0.78-0.85 GB: there is
+        # no sort to overlap, and the sorted log is twice as fast as DuckDB's already
         streamed = grouped_parts(source, keys, part_rows)
         try:
             done = 0
@@ -235,10 +239,13 @@ def _evaluate_lazy(
     else:
         layout = "shuffled"
     if layout == "shuffled" and estimate > 1:
-        hashed = hashed_parts(source, keys, estimate, temp_dir)
+        # each part read back and sorted while the one before is evaluated
+        hashed = read_ahead(
+            hashed_parts(source, keys, estimate, temp_dir), lambda part: _grouped(part, keys)
+        )
         try:
             for i, part in enumerate(hashed):
-                evaluate_part(_grouped(part, keys), i + 1, estimate)
+                evaluate_part(part, i + 1, estimate)
         finally:
             hashed.close()  # the temporary files go now, also on an error
     if not pieces:

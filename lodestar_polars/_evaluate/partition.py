@@ -6,27 +6,33 @@ Two ways, one read of the input each:
   the input is streamed (:func:`grouped_parts`) and cut at group boundaries,
   with no hashing and nothing written;
 * **shuffled**: the input is partitioned once, by a hash of the keys, into
-  temporary Parquet files (Polars' partitioned sink), then each part is read
+  temporary Arrow IPC files (Polars' partitioned sink), then each part is read
   from its own files (:func:`hashed_parts`); the temporary directory is
   removed when the parts are read, or on an error.
 
 Each part keeps its rows in input order (a group's rows in their order), so a
-part's values are those of the in-memory path, bit for bit.
+part's values are those of the in-memory path, bit for bit.  :func:`read_ahead`
+reads (and sorts) the next part on a worker thread while one is evaluated.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import tempfile
-from collections.abc import Generator
+import threading
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import numpy as np
 import polars as pl
 
 from lodestar_polars.exceptions import InvalidParameterError
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 Layout = Literal["auto", "grouped", "shuffled"]
 LAYOUTS: tuple[Layout, ...] = ("auto", "grouped", "shuffled")
@@ -173,27 +179,81 @@ def hashed_parts(
     """The input in ``n_parts`` parts of whole groups, by a hash of the keys, read once.
 
     One streaming pass writes each row to its part's files (uncompressed
-    Parquet, in a new directory under ``temp_dir``, the system's temporary
-    directory by default); each part is then read back whole.  The directory
+    Arrow IPC, about a third faster to write than uncompressed Parquet, in a
+    new directory under ``temp_dir``, the system's temporary directory by
+    default); each part is then read back whole.  The directory
     is removed when the generator ends, is closed, or fails.
     """
     bucket = (pl.struct(keys).hash(seed=0) % n_parts).cast(pl.UInt32).alias(_PART)
     directory = tempfile.mkdtemp(prefix="lodestar_evaluate_", dir=temp_dir)
     try:
-        lazy.with_columns(bucket).sink_parquet(
+        lazy.with_columns(bucket).sink_ipc(
             pl.PartitionBy(directory, key=_PART, include_key=False),
             compression="uncompressed",
             mkdir=True,
         )
         schema = lazy.collect_schema()
         for i in range(n_parts):
-            files = sorted(Path(directory, f"{_PART}={i}").glob("*.parquet"))
+            files = sorted(Path(directory, f"{_PART}={i}").glob("*.ipc"))
             if not files:
                 yield pl.DataFrame(schema=schema)
                 continue
-            part = pl.read_parquet(files).rechunk()
+            part = pl.scan_ipc(files).collect().rechunk()
             for file in files:  # the disk a part held is freed once it is read
                 file.unlink()
             yield part
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def read_ahead(parts: Iterator[T], prepare: Callable[[T], U]) -> Generator[U]:
+    """``prepare(part)`` of each part, the next one read and prepared while this one is used.
+
+    A worker thread pulls ``parts`` (reading a file, streaming a scan) and
+    prepares each (a sort), at most one part ahead of the caller: two parts
+    are in memory at once, the one being evaluated and the next.  Reading
+    and sorting are Polars' (the GIL released) and overlap the evaluation of
+    the previous part, whose serial steps leave a core idle.  The items come
+    in order, an exception of ``parts`` or ``prepare`` comes where it was
+    raised, and ``parts`` is closed on the worker thread (its ``finally``
+    runs there) when it ends, fails, or this generator is closed.
+    """
+    done = object()
+    ready: queue.Queue[tuple[object, BaseException | None]] = queue.Queue()
+    room = threading.Semaphore(1)  # a part taken by the caller frees room for the next
+    stop = threading.Event()
+
+    def work() -> None:
+        try:
+            while True:
+                room.acquire()
+                if stop.is_set():
+                    return
+                try:
+                    part = next(parts)
+                except StopIteration:
+                    ready.put((done, None))
+                    return
+                ready.put((prepare(part), None))
+        except BaseException as exc:  # handed to the caller, raised there
+            ready.put((done, exc))
+        finally:
+            close = getattr(parts, "close", None)
+            if close is not None:
+                close()
+
+    worker = threading.Thread(target=work, name="lodestar-read-ahead", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item, exc = ready.get()
+            room.release()
+            if exc is not None:
+                raise exc
+            if item is done:
+                return
+            yield item  # type: ignore[misc]
+    finally:
+        stop.set()
+        room.release()
+        worker.join()

@@ -86,11 +86,15 @@ def beyond_sums(
     length = np.bincount(g.list_id, minlength=n_lists).astype(np.float64)
     m = np.minimum(float(k), length)
     served = g.weight > 0
-    weights = top * information[g.item_id]
+    # only the rows with a chance to be served add anything (about k of each list's rows): a
+    # sum skipping terms of 0.0 is the same sum (information is finite, top in [0, 1])
+    chance = np.flatnonzero(top)
+    lists, items, w_all = g.list_id[chance], g.item_id[chance], top[chance]
+    weights = w_all * information[items]
     with np.errstate(invalid="ignore", divide="ignore"):
-        novelty = np.bincount(g.list_id, weights=weights, minlength=n_lists) / m
-    rows = served[g.list_id]
-    w, codes, cut = top[rows], g.item_id[rows], m[g.list_id[rows]].astype(np.int64)
+        novelty = np.bincount(lists, weights=weights, minlength=n_lists) / m
+    rows = served[lists]
+    w, codes, cut = w_all[rows], items[rows], m[lists[rows]].astype(np.int64)
     size = int(g.items.len())
     by_cut: ByCut = {}
     for c in np.unique(cut).tolist():  # one pass per distinct top size (at most k), not per list

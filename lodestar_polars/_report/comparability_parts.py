@@ -6,8 +6,8 @@ bit: the same table, levels, ``n_lists`` and ``n_dropped``), reading it twice an
 1. in parts of whole lists (:func:`lodestar_polars._report.parts.lazy_parts`, the report's own
    reading): per list whether it holds a positive, per item its positives and candidates over
    the graded lists (integer counts, added exactly), the catalogue;
-2. in parts of whole items (partitioned once by a hash of the item into temporary Parquet
-   files, :func:`lodestar_polars._evaluate.partition.hashed_parts`): each item's score
+2. in parts of whole items (partitioned once by a hash of the item into temporary Arrow
+   IPC files, :func:`lodestar_polars._evaluate.partition.hashed_parts`): each item's score
    quantiles from all of its rows, in the input's order, so that the stable sort of
    ``fit_comparability``'s quantiles sees the same values in the same order.
 

@@ -2,7 +2,7 @@
 
 The input is read once, in parts cut between lists (:mod:`lodestar_polars._evaluate.partition`, as
 ``lp.evaluate`` reads it: streamed when sorted by one key column, else partitioned once by a hash of
-``by`` into temporary Parquet files). Each part is graded by the in-memory code
+``by`` into temporary Arrow IPC files). Each part is graded by the in-memory code
 (:func:`~lodestar_polars._report.ranking_report._grade`,
 :func:`~lodestar_polars._report.ranking_report.block_terms`); what it keeps is small: per graded
 list its key, truth item and the primary block's and the floor's micro values (the bootstrap's

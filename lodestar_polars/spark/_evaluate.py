@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import polars as pl
@@ -16,184 +16,18 @@ from lodestar_polars._evaluate import two_stage as _two_stage
 from lodestar_polars._evaluate.evaluate import evaluate as _lp_evaluate
 from lodestar_polars._metrics.ties import TieRule
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pyarrow as pa
-    from pyspark.sql import Column
-    from pyspark.sql import DataFrame as SparkDataFrame
-
 from lodestar_polars.spark._common import (
     _MIN_PARTITION_ROWS,
-    _NOT_ON_WORKER,
     _SHOWN,
     DEFAULT_PARTITION_ROWS,
     _pyspark,
     _quoted,
 )
+from lodestar_polars.spark._tasks import _chunk_reducer, _partition_evaluator, _reduced_evaluator
 
-
-def _partition_evaluator(
-    names: list[str],
-    keys: list[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None,
-    schema: pa.Schema,
-    options: dict[str, Any] | None = None,
-) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The function each Spark task runs on its partition's Arrow batches.
-
-    It is a closure so that cloudpickle ships it by value: unpickling it on a
-    worker imports nothing from this package, and the function itself checks
-    that the worker has lodestar_polars, with a sentence saying what to do.
-    ``options`` are lp.evaluate's other keywords (``ties``, the item column, ...).
-    """
-    extra = dict(options or {})
-
-    def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import sys
-
-        try:
-            import polars
-            import pyarrow
-
-            import lodestar_polars
-        except ImportError as error:
-            msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
-            raise ImportError(msg) from error
-        received = list(batches)
-        rows = sum(batch.num_rows for batch in received)
-        if not rows:
-            return
-        try:
-            frame = polars.from_arrow(pyarrow.Table.from_batches(received))
-            del received
-            assert isinstance(frame, polars.DataFrame)
-            result = lodestar_polars.evaluate(
-                frame,
-                names,
-                by=keys,
-                y_true=y_true,
-                y_score=y_score,
-                weight=weight,
-                strict=False,
-                **extra,
-            )
-        except MemoryError as error:
-            msg = (
-                f"a partition of {rows} rows does not fit in this Spark worker's Python memory: "
-                "give the Python workers more (spark.executor.pyspark.memory, "
-                "spark.executor.memoryOverhead) or, if the partition holds many groups, use more "
-                "partitions (num_partitions=); one group must fit in one worker's memory"
-            )
-            raise MemoryError(msg) from error
-        yield from result.to_arrow().cast(schema).to_batches()
-
-    return evaluate_partition
-
-
-def _chunk_reducer(
-    names: list[str],
-    keys: list[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None,
-    options: dict[str, Any],
-    schema: pa.Schema,
-    chunk_rows: int,
-) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """Stage 1 of a split group, per input partition (``lodestar_polars._evaluate.two_stage``).
-
-    The partition's batches are reduced about ``chunk_rows`` rows at a time,
-    so a task holds that many rows whatever the size of its partition.
-    """
-    ties, item = options["ties"], options.get("item")
-
-    def reduce_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import sys
-
-        try:
-            import polars
-            import pyarrow
-
-            from lodestar_polars._evaluate import two_stage as _two_stage
-        except ImportError as error:
-            msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
-            raise ImportError(msg) from error
-
-        def reduced(held: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            frame = polars.from_arrow(pyarrow.Table.from_batches(held))
-            assert isinstance(frame, polars.DataFrame)
-            kept = _two_stage.reduce_chunk(
-                frame,
-                names,
-                by=keys,
-                y_true=y_true,
-                y_score=y_score,
-                weight=weight,
-                ties=ties,
-                item=item,
-            )
-            yield from kept.to_arrow().cast(schema).to_batches()
-
-        held: list[pa.RecordBatch] = []
-        rows = 0
-        for batch in batches:
-            held.append(batch)
-            rows += batch.num_rows
-            if rows >= chunk_rows:
-                yield from reduced(held)
-                held, rows = [], 0
-        if rows:
-            yield from reduced(held)
-
-    return reduce_partition
-
-
-def _reduced_evaluator(
-    names: list[str],
-    keys: list[str],
-    y_true: str,
-    y_score: str,
-    weight: str | None,
-    options: dict[str, Any],
-    schema: pa.Schema,
-) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """Stage 2 of a split group: its values from every partition's kept rows."""
-    ties, item = options["ties"], options.get("item")
-
-    def evaluate_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        import sys
-
-        try:
-            import polars
-            import pyarrow
-
-            from lodestar_polars._evaluate import two_stage as _two_stage
-        except ImportError as error:
-            msg = _NOT_ON_WORKER.format(python=sys.executable, error=error)
-            raise ImportError(msg) from error
-
-        received = list(batches)
-        if not received:
-            return
-        frame = polars.from_arrow(pyarrow.Table.from_batches(received))
-        assert isinstance(frame, polars.DataFrame)
-        if frame.is_empty():
-            return
-        result = _two_stage.evaluate_reduced(
-            frame,
-            names,
-            by=keys,
-            y_true=y_true,
-            y_score=y_score,
-            weight=weight,
-            ties=ties,
-            item=item,
-        )
-        yield from result.to_arrow().cast(schema).to_batches()
-
-    return evaluate_partition
+if TYPE_CHECKING:  # pragma: no cover
+    from pyspark.sql import Column
+    from pyspark.sql import DataFrame as SparkDataFrame
 
 
 @renamed(doc_id="item")
@@ -209,6 +43,10 @@ def evaluate(
     item: str | None = None,
     n_relevant: str | None = None,
     judged: str | None = None,
+    popularity: str | None = None,
+    feature: str | None = None,
+    popularity_rank: str | None = None,
+    n_items: int | None = None,
     strict: bool = True,
     mean: bool = False,
     num_partitions: int | None = None,
@@ -243,6 +81,16 @@ def evaluate(
         number of relevant documents per group, the judged relevances per
         group): the columns travel with the rows to the workers.  ``item``
         was called ``doc_id`` before 0.2.0 (the old name warns until 0.3.0).
+    popularity, feature, popularity_rank, n_items
+        The inputs of the beyond-accuracy metrics, as
+        :func:`lodestar_polars.evaluate` reads them: per row, the served
+        item's training popularity (``novelty``, ``arp``), its category or
+        embedding (``ild``: a category of any type, or an ``ARRAY<DOUBLE>``
+        column, which reaches Polars as a list, so the name gives its length,
+        ``ild(dim=4)@10``) and its popularity rank (``serendipity``), and the
+        catalogue's size (``serendipity``).  The columns travel with the rows;
+        a metric without its input, or an input no metric reads, is refused on
+        the driver with ``lp.evaluate``'s sentence.
     strict : bool, default=True
         Raise :class:`~lodestar_polars.RefusedGroupError` naming the groups a
         metric cannot score, collected from every partition (the first ten by
@@ -292,7 +140,9 @@ def evaluate(
         pyspark is not installed (install the ``spark`` extra), or, from a
         task, lodestar_polars is not installed on a worker.
     InvalidParameterError
-        An unknown metric name, or a cutoff on a metric that takes none.
+        An unknown metric name, or a cutoff on a metric that takes none; a
+        beyond-accuracy metric without its input, or an input no metric
+        reads; a column role that is not a column name.
     ValueError
         A missing column, a non-numeric ``y_true``/``y_score``/``weight``, a
         ``num_partitions`` or ``partition_rows`` below 1, a
@@ -362,11 +212,26 @@ def evaluate(
     columns.update(y_true=y_true, y_score=y_score)
     if weight is not None:
         columns["weight"] = weight
-    optional = {"item": item, "n_relevant": n_relevant, "judged": judged}
+    optional = {
+        "item": item,
+        "n_relevant": n_relevant,
+        "judged": judged,
+        "popularity": popularity,
+        "feature": feature,
+        "popularity_rank": popularity_rank,
+    }
+    for role, column in optional.items():
+        if column is not None and not isinstance(column, str):
+            msg = (
+                f"The {role!r} parameter of evaluate on Spark must be a column name or None. "
+                f"Got {column!r} instead."
+            )
+            raise InvalidParameterError(msg)
     columns.update({role: c for role, c in optional.items() if c is not None})
     options: dict[str, Any] = {
         "ties": ties,
         **{r: c for r, c in optional.items() if c},
+        **({"n_items": n_items} if n_items is not None else {}),
     }
     for role, column in columns.items():
         if column not in sdf.columns:

@@ -225,7 +225,7 @@ def ranking_report(
         How a large ``LazyFrame``'s rows lie, as in
         :func:`lodestar_polars.evaluate`: a log sorted by one ``by`` column
         is streamed in parts cut between lists; any other is partitioned
-        once by a hash of ``by`` into temporary Parquet files.
+        once by a hash of ``by`` into temporary Arrow IPC files.
     temp_dir : str or os.PathLike, default=None
         Where those temporary files go (the system's temporary directory
         when None); they take about the input's columns' size, uncompressed,
