@@ -306,6 +306,7 @@ FRAME_FUNCTIONS: dict[str, _Case] = {
             "popularity": NOT_A_COLUMN,
             "groups": NOT_A_COLUMN,
             "value": NOT_A_COLUMN,
+            "feature": NOT_A_COLUMN,
             "y_score_b": NOT_A_COLUMN,
             "n_resamples": 0,
             "confidence_level": 1.5,

@@ -63,7 +63,8 @@ def test_the_payload_keys_are_the_registrys_and_the_seeds(k: int) -> None:
     assert micro == SEED_MICRO[k]
     assert macro == _seed_macro(k)
     beyond = [f"novelty@{k}", f"personalisation@{k}"]  # issue 21: written with train
-    assert [m.name(k) for m in report_metrics(k, "macro")] == macro + beyond
+    ild = [f"intra_list_diversity@{k}"]  # issue 21: written with feature
+    assert [m.name(k) for m in report_metrics(k, "macro")] == macro + beyond + ild
     for block in [*report["objectives"].values(), report["baselines"]["global_pop"]]:
         assert list(block["micro"]) == micro
         assert list(block["macro"]) == macro + beyond

@@ -9,6 +9,8 @@ from typing import Literal
 from lodestar_polars._registry.entries import BY_NAME
 from lodestar_polars._registry.spec import NON_NEGATIVE, UNIT, Direction, Range, _way
 
+_COSINE = Range(0.0, 2.0)  # intra-list diversity: [0, 1] for categories, [0, 2] for cosine
+
 ReportFamily = Literal["micro", "macro", "coverage", "value"]
 
 
@@ -45,8 +47,9 @@ class ReportMetric:
     """A fixed cutoff (``hit@1``, ``hit@5``: emitted whatever ``k``); None: the report's ``k``."""
     metric: str | None = None
     """The :data:`REGISTRY` metric a micro key equals (averaged ties), by its name."""
-    needs: Literal["train"] | None = None
-    """An input the key is written only with (``"train"``: the training interactions)."""
+    needs: Literal["train", "feature"] | None = None
+    """An input the key is written only with (``"train"``: the training interactions;
+    ``"feature"``: an item's category or embedding, a column of ``scores``)."""
 
     @property
     def block(self) -> Literal["micro", "macro", "value"]:
@@ -172,6 +175,19 @@ REPORT_METRICS: tuple[ReportMetric, ...] = (
         value_range=UNIT,
         needs="train",
     ),
+    # intra-list diversity (issue 21): written only with feature= (an item's category or
+    # embedding); higher is more diverse, declared higher-is-better as lp.intra_list_diversity
+    ReportMetric(
+        key="intra_list_diversity@{k}",
+        family="coverage",
+        summary="mean distance of the pairs of the top k (`lp.intra_list_diversity`: a "
+        "category's pairs that differ, or an embedding's cosine distance), averaged over "
+        "lists (with `feature`)",
+        higher_is_better=True,
+        label="ILD@{k}",
+        value_range=_COSINE,
+        needs="feature",
+    ),
     # the value family (issue 21): written only when the report is given value=, a
     # column of an item's price or margin; expectations over tie orders, no interval (seed 004)
     ReportMetric(
@@ -220,10 +236,12 @@ def report_metrics(
     --------
     >>> [m.name(5) for m in report_metrics(5, "micro")]
     ['hit@1', 'hit@5', 'mrr@5', 'ndcg@5']
-    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-4:-2]
+    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-5:-3]
     [('entropy', 'higher'), ('gini', 'lower')]
     >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "train"]
     ['novelty@10', 'personalisation@10']
+    >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "feature"]
+    ['intra_list_diversity@10']
     """
     seen: dict[str, ReportMetric] = {}
     for metric in REPORT_METRICS:

@@ -159,6 +159,12 @@ def _parser() -> argparse.ArgumentParser:
         help="an item's price or margin (a column of SCORES): the value family",
     )
     parser.add_argument(
+        "--feature",
+        default=None,
+        metavar="COL",
+        help="an item's category or embedding (a column of SCORES): intra_list_diversity@k",
+    )
+    parser.add_argument(
         "--y-score-b",
         default=None,
         metavar="COL",
@@ -192,6 +198,7 @@ def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
     gates = _gates.parse(args.fail_if_worse, args.fail_below, args.fail_above)
     micro = [name for name, _, _ in micro_keys(args.k)]
     keys = micro + macro_keys(args.k) + (value_keys(args.k) if args.value else [])
+    keys += [f"intra_list_diversity@{args.k}"] if args.feature else []
     out = []
     for flag in (A_AHEAD, B_AHEAD):
         for metric in getattr(args, flag[2:].replace("-", "_")) or ():
@@ -543,6 +550,7 @@ def _ranking_report(
         progress=bar,
         value=args.value,
         y_score_b=args.y_score_b,
+        feature=args.feature,
     )
 
 

@@ -187,13 +187,15 @@ def memory_block_b(
     kk: int,
     tail: Any,
     information: Any = None,
+    features: Any = None,
 ) -> Block | None:
     """Model B's block on the whole-frame path (None without ``y_score_b``).
 
-    ``information``: per item id, ``train``'s self-information (novelty and personalisation).
+    ``information``: per item id, ``train``'s self-information (novelty and personalisation);
+    ``features``: per candidate row, the item's feature (intra-list diversity).
     """
     if score_b_values is None:
         return None
     from lodestar_polars._report.ranking_report import score_block
 
-    return score_block(g, score_b_values(state), kk, tail, information)
+    return score_block(g, score_b_values(state), kk, tail, information, features)

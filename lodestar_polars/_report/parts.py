@@ -42,6 +42,15 @@ from lodestar_polars._evaluate.partition import (
     sample_is_grouped,
 )
 from lodestar_polars._report.beyond import beyond_sums, information_on, information_table
+from lodestar_polars._report.diversity import (
+    ILD_SERVED,
+    ILD_SUM,
+    check_features,
+    check_merged_features,
+    feature_pairs,
+    features_of,
+    ild_sums,
+)
 from lodestar_polars._report.extras import check_extras
 from lodestar_polars._report.parts_merge import (
     _GROUP,
@@ -192,6 +201,7 @@ class PartContext:
     state_b: Any = None
     check_extras: bool = False  # Spark: the value and B columns checked per partition
     information: tuple[pl.DataFrame, float] | None = None  # issue 21: train's, per item
+    feature: str | None = None  # issue 21: the items' category or embedding column
 
 
 def _no_fit() -> Any:  # pragma: no cover - the state is fitted before the parts
@@ -215,7 +225,7 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
             return
     try:
         _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
-        extra = [c for c in (ctx.value, ctx.score_b) if c is not None]
+        extra = [c for c in (ctx.value, ctx.score_b, ctx.feature) if c is not None]
         g, base = _grade(
             part.drop(_GROW), keys=keys, item=item, score=score, truth=truth,
             groups=groups, multi_positive=ctx.mp, engine="in-memory", extra=extra,
@@ -227,6 +237,8 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
                 # the stage _problem_key gives it: after the truth check
                 _keep_problem(merged, (len(keys) + 8, 0), mixed)
             merged.items.append(part[item].unique().sort())
+            if ctx.feature is not None:  # checked with every part's on the driver
+                merged.features.append(feature_pairs(part, item, ctx.feature))
             merged.n_dropped += part.select(pl.struct(keys).n_unique()).item()
             return
         _keep_problem(merged, _problem_key(part, keys, item, score, truth, groups), error)
@@ -255,6 +267,15 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
         return
     if merged.problem is not None or ctx.check_only:
         return  # a refusal is coming: the other parts are only checked
+    feats = None
+    if ctx.feature is not None:  # the pairs are checked together on the driver (its refusal)
+        pairs = feature_pairs(base, item, ctx.feature)
+        merged.features = [pl.concat([*merged.features, pairs]).unique()]  # one frame of pairs
+        try:
+            check_features(pairs, item, ctx.feature)
+            feats = features_of(base[ctx.feature])
+        except ValueError:
+            pass  # check_merged_features refuses with the whole path's sentence
     merged.graded.append(len(merged.items))
     merged.items.append(g.items)
     merged.n_dropped += g.n_dropped
@@ -299,6 +320,11 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
             nov, served, by_cut = beyond_sums(g, terms.top, info, kk)
             sums.by_cut.append(by_cut)
             for key, add in ((NOVELTY_SUM, nov), (SERVED, float(served))):
+                sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
+        if feats is not None:  # issue 21: intra-list diversity, as sums
+            assert terms.top is not None
+            ild, n_served = ild_sums(g, terms.top, feats, kk)
+            for key, add in ((ILD_SUM, ild), (ILD_SERVED, float(n_served))):
                 sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
         if name in (primary, BASELINE, MODEL_B) or ctx.value is not None:  # value: every block
             for key in micro:
@@ -351,10 +377,11 @@ def report_in_parts(
     value: str | None = None,
     score_b: str | None = None,
     fit_b: Callable[[], Any] | None = None,
+    feature: str | None = None,
 ) -> RankingReport:
     """The report of ``lazy`` (its ``by`` keys already columns), read in parts of whole lists."""
     schema = lazy.collect_schema()
-    extra = [c for c in (value, score_b) if c is not None]
+    extra = [c for c in (value, score_b, feature) if c is not None]
     wanted = list(dict.fromkeys([*keys, item, score, truth, *([groups] if groups else []), *extra]))
     source_lazy = lazy.select(wanted).with_row_index(_GROW)
     check_score_dtype(schema, score, CALLER)
@@ -390,7 +417,7 @@ def report_in_parts(
         names=list(names), primary=primary, block_alpha=dict(block_alpha),
         transforms=dict(transforms), state=state, table=table, shrink=shrink,
         strength=strength, percentile=percentile, check_only=bool(later), value=value,
-        score_b=score_b, state_b=state_b,
+        score_b=score_b, state_b=state_b, feature=feature,
         information=None if train is None or later else information_table(train, keys, item),
     )  # fmt: skip
     merged = _Merged()
@@ -424,6 +451,7 @@ def report_in_parts(
         raise ValueError(msg)
     if later:
         raise later[0]
+    check_merged_features(merged, item, feature)
     report = _merge(
         merged, keys=keys, item=item, groups=groups, kk=kk, names=names, primary=primary,
         table=table, tail_share=tail_share, mp=mp, comparability=comparability,

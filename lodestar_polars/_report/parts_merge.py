@@ -18,6 +18,7 @@ import polars as pl
 
 from lodestar_polars._registry import report_metrics
 from lodestar_polars._report.beyond import ByCut, beyond_from_sums
+from lodestar_polars._report.diversity import ILD_SERVED, ILD_SUM, ild_from_sums
 from lodestar_polars._report.extras import build_extras
 from lodestar_polars._report.ranking_report import (
     _ITEM,
@@ -68,6 +69,7 @@ class _Merged:
     longest: int = 0
     graded: list[int] = field(default_factory=list)  # indexes in items of the graded parts
     problem: tuple[tuple[Any, ...], ValueError] | None = None
+    features: list[pl.DataFrame] = field(default_factory=list)  # with feature: (item, feature)
 
 
 def _keep_problem(merged: _Merged, where: tuple[Any, ...], error: ValueError) -> None:
@@ -157,6 +159,8 @@ def combine(a: _Merged, b: _Merged, item: str) -> _Merged:
     out.n_unseen = a.n_unseen + b.n_unseen
     out.longest = max(a.longest, b.longest)
     out.lists = [*a.lists, *b.lists]
+    if a.features or b.features:  # the distinct (item, feature) pairs, checked on the driver
+        out.features = [pl.concat([*a.features, *b.features]).unique()]
     for key in dict.fromkeys([*a.per_list, *b.per_list]):
         out.per_list[key] = [*a.per_list.get(key, []), *b.per_list.get(key, [])]
     if out.problem is not None:
@@ -267,6 +271,8 @@ def _merge(
                     _cuts_gathered(sums.by_cut, terms_ids, n_items),
                 )
             )  # fmt: skip
+        if ILD_SUM in sums.micro_sum:  # issue 21, with feature: intra-list diversity
+            computed.update(ild_from_sums(sums.micro_sum[ILD_SUM], int(sums.micro_sum[ILD_SERVED])))
         macro = {
             m.name(kk): computed[m.key]
             for m in report_metrics(kk, "macro")

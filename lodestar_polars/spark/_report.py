@@ -177,6 +177,7 @@ def ranking_report(
     partition_rows: int | None = None,
     value: str | None = None,
     y_score_b: str | None = None,
+    feature: str | None = None,
 ) -> RankingReport:
     """The ranking report of :func:`lodestar_polars.ranking_report` from a Spark DataFrame.
 
@@ -215,6 +216,10 @@ def ranking_report(
         Column names of ``sdf``, as :func:`lodestar_polars.ranking_report` reads them: the
         value family and model B (``versus``; B's blocks use ``state`` as A's do).  Their rows
         are checked in each partition, the first refusal by ``monotonically_increasing_id``.
+    feature : str, default=None
+        A column name of ``sdf``: each item's category or embedding (an array of floats),
+        as :func:`lodestar_polars.ranking_report` reads it (``intra_list_diversity@k``).  Each
+        partition keeps its distinct (item, feature) pairs; the driver checks them together.
 
     Returns
     -------
@@ -262,6 +267,7 @@ def ranking_report(
     from lodestar_polars._report import parts as _report_parts
     from lodestar_polars._report import parts_merge as _report_merge
     from lodestar_polars._report.comparability_checks import resolve_shrinkage
+    from lodestar_polars._report.diversity import check_merged_features
     from lodestar_polars._report.ranking_report import _objective_alphas
     from lodestar_polars._report.ranking_report import ranking_report as _lp_report
     from lodestar_polars._report.serving import check_score_dtype
@@ -288,10 +294,10 @@ def ranking_report(
             f"sequence of column names. Got {by!r} instead."
         )
         raise InvalidParameterError(msg)
-    optional = ("groups", "value", "y_score_b")
+    optional = ("groups", "value", "y_score_b", "feature")
     for role, given in (
         ("item", item), ("y_score", y_score), ("groups", groups), ("value", value),
-        ("y_score_b", y_score_b),
+        ("y_score_b", y_score_b), ("feature", feature),
     ):  # fmt: skip
         if not (isinstance(given, str) or (role in optional and given is None)):
             msg = (
@@ -325,8 +331,9 @@ def ranking_report(
         "state": state,
         "value": value,
         "y_score_b": y_score_b,
+        "feature": feature,
     }
-    extra = [c for c in (value, y_score_b) if c is not None]
+    extra = [c for c in (value, y_score_b, feature) if c is not None]
     wanted = list(
         dict.fromkeys([*keys, item, y_score, y_true, *([groups] if groups else []), *extra])
     )
@@ -380,7 +387,7 @@ def ranking_report(
         kk=kk, names=names, primary=primary, block_alpha=block_alpha, transforms=transforms,
         state=state, table=table, shrink=shrink, strength=strength, percentile=bool(percentile),
         check_only=bool(later), value=value, score_b=y_score_b, state_b=state,
-        check_extras=True,
+        check_extras=True, feature=feature,
         information=None if train is None or later
         else _spark_information(train, keys, item, SparkDataFrame),
     )  # fmt: skip
@@ -412,6 +419,7 @@ def ranking_report(
         raise ValueError(msg)
     if later:
         raise later[0]
+    check_merged_features(merged, item, feature)
     return _report_merge._merge(
         merged, keys=keys, item=item, groups=groups, kk=kk, names=names, primary=primary,
         table=table, tail_share=float(tail_share), mp=multi_positive,

@@ -185,7 +185,8 @@ def micro_keys(k: int) -> list[tuple[str, Literal["hit", "rr", "dcg"], int]]:
 def macro_keys(k: int) -> list[str]:
     """The macro block's keys (the macro and coverage families), in payload order.
 
-    Keys written only with an input (``novelty@k`` with ``train``) are left out.
+    Keys written only with an input (``novelty@k`` with ``train``, ``intra_list_diversity@k``
+    with ``feature``) are left out.
     """
     return [m.name(k) for m in report_metrics(k, "macro") if m.needs is None]
 
@@ -270,11 +271,14 @@ def score_block(
     k: int,
     tail: npt.NDArray[np.bool_],
     information: FloatArray | None = None,
+    features: Any = None,
 ) -> Block:
     """Micro and macro families of the ranking by ``values`` (one per candidate row).
 
     ``information``: per item id, its self-information against ``train``'s popularity; with
     it, the coverage family's ``novelty@k`` and ``personalisation@k`` (``_report/beyond.py``).
+    ``features``: per candidate row, the item's feature (``_report/diversity.py``); with it,
+    ``intra_list_diversity@k``.
     """
     terms = block_terms(g, values, k)
     per_list = terms.per_list
@@ -292,6 +296,11 @@ def score_block(
 
         assert terms.top is not None
         computed.update(beyond_family(g, terms.top, information, k))
+    if features is not None:
+        from lodestar_polars._report.diversity import ild_family
+
+        assert terms.top is not None
+        computed.update(ild_family(g, terms.top, features, k))
     # the registry's keys, in its order (a key it adds must be computed above)
     macro = {
         m.name(k): computed[m.key]

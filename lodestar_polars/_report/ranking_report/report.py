@@ -24,6 +24,7 @@ from lodestar_polars._base.validation import (
 from lodestar_polars._evaluate.partition import LAYOUTS, Layout, check_temp_dir
 from lodestar_polars._report.beyond import train_information
 from lodestar_polars._report.comparability import check_exclusive, check_state, resolve_shrinkage
+from lodestar_polars._report.diversity import check_feature_column, memory_features
 from lodestar_polars._report.extras import check_extras, memory_block_b, memory_extras
 from lodestar_polars._report.inputs import computed, scores_frame, with_item, with_roles
 from lodestar_polars._report.serving import (
@@ -55,6 +56,8 @@ from lodestar_polars._report.ranking_report.families import (
     score_block,
     tail_items,
 )
+from lodestar_polars._report.ranking_report.fitting import _fit_lazy as _fit_lazy
+from lodestar_polars._report.ranking_report.fitting import _fit_parts
 from lodestar_polars._report.ranking_report.grading import (
     _check_domain,
     _grade,
@@ -70,39 +73,6 @@ DEFAULT_PART_ROWS = 5_000_000
 
 
 """A ``LazyFrame`` of more rows is graded in parts (``lp.evaluate``'s ``DEFAULT_BATCH_ROWS``)."""
-
-
-def _fit_lazy(
-    lazy: pl.LazyFrame, keys: list[str], item: str, score: str, truth: str, mp: str
-) -> Any:
-    """The comparability state fitted on a ``LazyFrame``, its truths read as :func:`_grade`."""
-    from lodestar_polars._report.comparability import fit_comparability
-
-    flag = pl.col(truth).cast(pl.Boolean)
-    if mp == "first":  # the first positive of each list, in input order
-        flag = flag & (flag.cast(pl.Int64).cum_sum().over(keys) == 1)
-    return fit_comparability(
-        lazy.with_columns(flag.alias(_TRUTH)), by=keys, item=item, y_score=score, y_true=_TRUTH
-    )
-
-
-def _fit_parts(
-    lazy: pl.LazyFrame,
-    keys: list[str],
-    item: str,
-    score: str,
-    truth: str,
-    mp: str,
-    parted: tuple[int, int, Any, str | None],
-) -> Any:
-    """:func:`_fit_lazy`'s state, read in parts (``(total, part_rows, layout, temp_dir)``)."""
-    from lodestar_polars._report.comparability_parts import fit_lazy_in_parts
-
-    total, part_rows, layout, temp_dir = parted
-    return fit_lazy_in_parts(
-        lazy, keys, item, score, truth, mp, total=total, part_rows=part_rows, layout=layout,
-        temp_dir=temp_dir, whole=lambda: _fit_lazy(lazy, keys, item, score, truth, mp),
-    )  # fmt: skip
 
 
 def _objective_alphas() -> Mapping[str, float]:
@@ -133,6 +103,7 @@ def ranking_report(
     popularity: pl.DataFrame | pl.LazyFrame | None = None,
     groups: str | pl.Expr | None = None,
     value: str | pl.Expr | None = None,
+    feature: str | pl.Expr | None = None,
     y_score_b: str | pl.Expr | None = None,
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
@@ -206,6 +177,12 @@ def ranking_report(
         margin): adds the value family (``value@k``, ``value_share@k``,
         ``value_ndcg@k``, no interval) to every block, the floor and model B
         (docs/report.md, "The value family").
+    feature : str or polars.Expr, default=None
+        A column of ``scores``: each item's category (a string, integer or
+        Boolean) or embedding (a list or array of floats, cosine distance), one
+        per item: adds ``intra_list_diversity@k`` (``lp.intra_list_diversity``
+        of the top k, averaged over lists) to the coverage family of every
+        block, the floor and model B (docs/report.md, "Intra-list diversity").
     y_score_b : str or polars.Expr, default=None
         Model B's scores (a second column of ``scores``): every family of
         model B under the primary objective, and each difference B − A with
@@ -339,6 +316,7 @@ def ranking_report(
     score_expr = check_column(y_score, "y_score", CALLER)
     groups_expr = check_column(groups, "groups", CALLER, allow_none=True)
     value_expr = check_column(value, "value", CALLER, allow_none=True)
+    feature_expr = check_column(feature, "feature", CALLER, allow_none=True)
     score_b_expr = check_column(y_score_b, "y_score_b", CALLER, allow_none=True)
     role_exprs = computed(
         {
@@ -346,11 +324,13 @@ def ranking_report(
             "y_score": (y_score, score_expr),
             "groups": (groups, groups_expr),
             "value": (value, value_expr),
+            "feature": (feature, feature_expr),
             "y_score_b": (y_score_b, score_b_expr),
         }
     )
     value_name = None if value_expr is None else value_expr.meta.output_name()
     score_b = None if score_b_expr is None else score_b_expr.meta.output_name()
+    feature_name = None if feature_expr is None else feature_expr.meta.output_name()
     extra_cols = [c for c in (value_name, score_b) if c is not None]
     item, score = names_of([item_expr, score_expr])  # type: ignore[list-item]
     groups = None if groups_expr is None else groups_expr.meta.output_name()
@@ -434,11 +414,14 @@ def ranking_report(
             train, popularity = with_item(train, item_expr), with_item(popularity, item_expr)
     if extra_cols:  # issue 21: the value column and model B's scores, checked before any grading
         check_extras(scores, key_exprs, keys, item, value_name, score_b)
+    if feature_name is not None:  # issue 21: the items' category or embedding column
+        check_feature_column(scores, feature_name)
     if isinstance(scores, pl.LazyFrame) and isinstance(truth, str):
         lazy = _with_keys(scores, key_exprs, "scores")
+        wanted = [*extra_cols, *([] if feature_name is None else [feature_name])]
         require_columns(
             lazy.collect_schema(),
-            [*keys, item, score, truth, *([] if groups is None else [groups]), *extra_cols],
+            [*keys, item, score, truth, *([] if groups is None else [groups]), *wanted],
             "scores",
             CALLER,
         )
@@ -456,7 +439,7 @@ def ranking_report(
                 percentile=percentile, n_resamples=n_resamples,
                 confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
                 temp_dir=temp, progress=progress_callback(progress), value=value_name,
-                score_b=score_b,
+                score_b=score_b, feature=feature_name,
                 fit_b=None if score_b is None
                 else lambda: _fit_parts(lazy, keys, item, score_b, truth, mp, parted),
             )  # fmt: skip
@@ -471,7 +454,7 @@ def ranking_report(
         multi_positive=mp,
         engine=eng,
         key_exprs=key_exprs,
-        extra=extra_cols,
+        extra=[*extra_cols, *([] if feature_name is None else [feature_name])],
     )
     # before any block is scored: the transforms' domains, in the report's words
     _check_domain(
@@ -492,6 +475,7 @@ def ranking_report(
         tail_pop, tail_total, tail_source = pop, total, source
     tail = tail_items(tail_pop, tail_total, tail_share, others)
     info = None if train is None else train_information(train, keys, item, g.items)  # issue 21
+    feats = None if feature_name is None else memory_features(base, item, feature_name)
     # steps: the grading, each objective's block, the popularity floor, the bootstrap
     steps = 1 + len(names) + (pop is not None) + 1
     rows = base.height
@@ -540,13 +524,13 @@ def ranking_report(
         )
         if fitted_before is None and state is not None:
             comparability = "fitted_on_scores"
-        blocks[name] = score_block(g, values, kk, tail, info)
+        blocks[name] = score_block(g, values, kk, tail, info, feats)
         objective_alpha[name] = None if percentile else alpha
         step(1 + len(blocks))
 
     floor = None
     if pop is not None:
-        floor = score_block(g, pop[g.item_id], kk, tail, info)
+        floor = score_block(g, pop[g.item_id], kk, tail, info, feats)
         step(steps - 1)
     model = blocks[primary]
     block_b = memory_block_b(
@@ -554,7 +538,7 @@ def ranking_report(
             base, objective=primary, alpha=block_alpha[primary], keys=keys, item=item,
             score=score_b, transforms=transforms, state=state_b, fit=fit_b,
         )[0],
-        None if comparability == "fitted_on_scores" else state, kk, tail, info,
+        None if comparability == "fitted_on_scores" else state, kk, tail, info, feats,
     )  # fmt: skip
     # one set of bootstrap draws: the uncertainty block's and the paired one of B − A
     uncertainty, versus_dist = uncertainty_and_paired(
