@@ -69,7 +69,7 @@ def test_at_most_one_part_ahead_of_the_caller() -> None:
 
 def test_an_error_of_the_source_comes_where_it_was_raised() -> None:
     source = _Source(5, fail_at=3)
-    seen = []
+    seen: list[int] = []
     with pytest.raises(OSError, match="part 3 is unreadable"):
         _take(read_ahead(source.parts(), lambda i: i), seen)
     assert seen == [0, 1, 2]
@@ -84,7 +84,7 @@ def test_an_error_of_prepare_comes_with_its_part() -> None:
         return i
 
     source = _Source(5)
-    seen = []
+    seen: list[int] = []
     with pytest.raises(ValueError, match="cannot sort part 2"):
         _take(read_ahead(source.parts(), prepare), seen)
     assert seen == [0, 1]

@@ -47,7 +47,7 @@ def test_float_scores_with_ties_equal_the_sort(k: int, values: int) -> None:
 @pytest.mark.parametrize("dtype", [np.int64, np.uint64])
 def test_integer_scores_at_the_ends_of_their_range(dtype: type) -> None:
     info = np.iinfo(dtype)
-    pool = np.array([info.min, info.min + 1, 0, 1, info.max - 1, info.max], dtype=dtype)
+    pool: np.ndarray = np.array([info.min, info.min + 1, 0, 1, info.max - 1, info.max], dtype=dtype)
     rng = np.random.default_rng(3)
     scores = pool[rng.integers(0, pool.size, (200, 9))]
     rows = rng.integers(0, scores.size, 150)
