@@ -92,6 +92,28 @@ def test_the_state_from_parts_is_the_whole_fit(
     assert (parted.n_lists, parted.quantile_levels) == (whole.n_lists, whole.quantile_levels)
 
 
+@pytest.mark.parametrize("layout", ["shuffled", "auto"])
+def test_equal_zeros_of_two_signs_keep_the_whole_fits_order(layout: Any) -> None:
+    # -0.0 == 0.0: only here could a part's row order show, in a quantile's sign (a part
+    # keeps the input's order as read; one holding signed zeros is also sorted back into it)
+    log = _log(5, shuffle=True).with_columns(
+        score=pl.when(pl.col("score") == 0.0)
+        .then(pl.when(pl.int_range(pl.len()) % 3 == 0).then(-0.0).otherwise(0.0))
+        .otherwise(pl.col("score"))
+    )
+    assert log.filter(pl.col("score") == 0.0)["score"].to_numpy().view(np.int64).min() < 0
+    lazy = log.lazy()
+    whole = _fit_lazy(lazy, ["list"], "item", "score", "clicked", "each")
+    parted = fit_lazy_in_parts(
+        lazy, ["list"], "item", "score", "clicked", "each", total=log.height,
+        part_rows=300, layout=layout, temp_dir=None, whole=_no_whole,
+    )  # fmt: skip
+    assert parted.table.equals(whole.table)
+    signs = [np.signbit(q).tolist() for q in whole.table["quantiles"].to_list()]
+    assert signs == [np.signbit(q).tolist() for q in parted.table["quantiles"].to_list()]
+    assert any(any(s) for s in signs)  # some quantile is -0.0: the order was tested
+
+
 def test_a_problem_is_fitted_whole_for_its_sentence() -> None:
     log = _log(1).with_columns(
         score=pl.when(pl.int_range(pl.len()) == 700).then(float("inf")).otherwise("score")

@@ -42,7 +42,7 @@ from lodestar_polars._report.comparability_checks import (
 from lodestar_polars._report.comparability_checks import (
     resolve_shrinkage as resolve_shrinkage,
 )
-from lodestar_polars._report.comparability_quantiles import _quantiles
+from lodestar_polars._report.comparability_quantiles import _quantiles, item_ids
 from lodestar_polars._report.comparability_state import (
     _INT_DTYPES,
     ComparabilityState,
@@ -243,8 +243,7 @@ def fit_comparability(
     graded_lists = per_list.filter(pl.col("__lp_graded")).select(keys)
     n_lists = graded_lists.height
     graded_rows = df if n_lists == per_list.height else df.join(graded_lists, on=keys, how="semi")
-    item_id = df.select(pl.col(item).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-    catalogue = df[item].unique().sort()
+    item_id, catalogue = item_ids(df[item])
     per_item = (
         pl.DataFrame({item: catalogue})
         .join(

@@ -28,7 +28,7 @@ import polars as pl
 from lodestar_polars._evaluate.parted import _release_freed_memory
 from lodestar_polars._evaluate.partition import Layout, hashed_parts
 from lodestar_polars._report.comparability_checks import _check_item_dtype, _check_score_dtype
-from lodestar_polars._report.comparability_quantiles import _quantiles
+from lodestar_polars._report.comparability_quantiles import _quantiles, item_ids, values_order_free
 from lodestar_polars._report.comparability_state import ComparabilityState, _table_schema
 
 FIT = "fit_comparability"
@@ -81,9 +81,9 @@ def _list_terms(
 
 def _item_quantiles(part: pl.DataFrame, item: str, score: str, levels: Any) -> pl.DataFrame:
     """One part of whole items, in input order: each item's quantiles, as the whole fit's."""
-    df = part.sort(_ROWNO)
-    item_id = df.select(pl.col(item).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-    catalogue = df[item].unique().sort()
+    # the input's order matters only to equal zeros of two signs (or a NaN): else left as read
+    df = part if values_order_free(part[score].to_numpy()) else part.sort(_ROWNO)
+    item_id, catalogue = item_ids(df[item])
     quants = _quantiles(item_id, df[score].to_numpy(), catalogue.len(), levels)
     return pl.DataFrame(
         {item: catalogue, "quantiles": pl.Series(quants.tolist(), dtype=pl.List(pl.Float64))}
