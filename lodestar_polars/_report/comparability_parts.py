@@ -68,13 +68,11 @@ def _list_terms(
     if per_list.filter(pl.col("__lp_n") != pl.col("__lp_u")).height:  # an item twice
         raise _Problem
     graded = per_list.filter(pl.col("__lp_graded")).select(keys)
-    counts = (
-        df.join(graded, on=keys, how="semi")
-        .group_by(item)
-        .agg(
-            pl.col(_FLAG).sum().cast(pl.Int64).alias("n_positive"),
-            pl.len().cast(pl.Int64).alias("n_candidate"),
-        )
+    # every list graded (the usual log): no join to keep their rows
+    graded_rows = df if graded.height == per_list.height else df.join(graded, on=keys, how="semi")
+    counts = graded_rows.group_by(item).agg(
+        pl.col(_FLAG).sum().cast(pl.Int64).alias("n_positive"),
+        pl.len().cast(pl.Int64).alias("n_candidate"),
     )
     return per_list.height, graded.height, counts, df[item].unique()
 
