@@ -21,13 +21,13 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import data as gen
 import numpy as np
 import polars as pl
-
-import data as gen
 
 Timer = Callable[[Callable[[], Any], int, float], tuple[float, Any]]
 REL_TOL = 1e-9
@@ -60,10 +60,12 @@ def _agree(row: Row, ours: float, theirs: float, *, tol: float = REL_TOL) -> Non
         row.note = f"{theirs!r} vs lodestar_polars {ours!r}"
 
 
+def _agg(frame: pl.DataFrame, group: str, expr: Callable[[], pl.Expr]) -> pl.DataFrame:
+    return frame.group_by(group).agg(expr().alias("v"))
+
+
 def _floor(frame: pl.DataFrame, group: str, timer: Timer, reps: int, budget: float) -> float:
-    seconds, _ = timer(
-        lambda: frame.sort([group, "score"], descending=[False, True]), reps, budget
-    )
+    seconds, _ = timer(lambda: frame.sort([group, "score"], descending=[False, True]), reps, budget)
     return seconds
 
 
@@ -81,14 +83,13 @@ def ir_rows(scale: float, timer: Timer, reps: int, budget: float, *, peers: bool
     frame = frame.with_columns(jrel=pl.when(pl.Series(judged)).then("rel").otherwise(-1))
     floor = _floor(frame, "query", timer, reps, budget)
     out = []
-    for label, expr, ours_name in [
+    cases: list[tuple[str, Callable[[], pl.Expr], str]] = [
         ("ERR@10", lambda: lp.err("rel", "score", k=10, item="doc"), "err"),
         ("RBP(p=0.8)", lambda: lp.rbp("rel", "score", p=0.8), "rbp"),
         ("Judged@10", lambda: lp.judged("jrel", "score", k=10), "judged"),
-    ]:
-        seconds, agg = timer(
-            lambda expr=expr: frame.group_by("query").agg(expr().alias("v")), reps, budget
-        )
+    ]
+    for label, expr, ours_name in cases:
+        seconds, agg = timer(partial(_agg, frame, "query", expr), reps, budget)
         row = Row("ir", label, frame.height, n_queries, floor, seconds)
         ours = float(agg["v"].mean())
         if peers:
@@ -132,7 +133,7 @@ def _ranx_rbp(
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
     os.environ.setdefault("NUMBA_CACHE_DIR", str(cache / "lodestar_polars_bench" / "numba-full"))
     warnings.simplefilter("ignore")
-    from ranx import Qrels, Run, evaluate
+    from ranx import Qrels, Run, evaluate  # type: ignore[import-untyped]
 
     t0 = time.perf_counter()
     qrels: dict[str, dict[str, int]] = {}
@@ -144,7 +145,7 @@ def _ranx_rbp(
     q, r = Qrels.from_dict(qrels), Run.from_dict(run)
     row.peer_build = time.perf_counter() - t0
     row.peer = "ranx warm (`rbp.8`)"
-    call = lambda: evaluate(q, r, "rbp.8", save_results_in_run=False)  # noqa: E731
+    call = lambda: evaluate(q, r, "rbp.8", save_results_in_run=False)  # type: ignore[no-untyped-call]  # noqa: E731, E501
     call()  # compile or load the kernel: not timed
     row.peer_seconds, mean = timer(call, reps, budget)
     _agree(row, ours, float(mean))
@@ -191,12 +192,12 @@ def beyond_rows(scale: float, timer: Timer, reps: int, budget: float) -> list[Ro
     floor = _floor(frame, "user", timer, reps, budget)
     unit = emb / np.linalg.norm(emb, axis=1, keepdims=True)
 
-    def ild_cat() -> np.ndarray:
+    def ild_cat() -> Any:
         g = genre[items]
         same = (g[:, :, None] == g[:, None, :]).sum(axis=(1, 2)) - k
         return 1.0 - same / (k * (k - 1))
 
-    def ild_cos() -> np.ndarray:
+    def ild_cos() -> Any:
         s = unit[items].sum(axis=1)
         return 1.0 - ((s * s).sum(axis=1) - k) / (k * (k - 1))
 
@@ -242,9 +243,7 @@ def beyond_rows(scale: float, timer: Timer, reps: int, budget: float) -> list[Ro
             )
             ours = float(value)
         else:
-            seconds, agg = timer(
-                lambda expr=expr: frame.group_by("user").agg(expr().alias("v")), reps, budget
-            )
+            seconds, agg = timer(partial(_agg, frame, "user", expr), reps, budget)
             ours = float(agg["v"].mean())
         row = Row("beyond", label, frame.height, n_users, floor, seconds, peer="NumPy floor")
         row.peer_seconds, theirs = timer(floor_np, reps, budget)

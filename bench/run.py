@@ -1335,9 +1335,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-ranx", action="store_true", help="skip ranx")
     p.add_argument("--no-ranx-cold", action="store_true", help="skip ranx's cold (compiling) call")
     p.add_argument("--no-pytrec", action="store_true", help="skip pytrec_eval")
-    p.add_argument(
-        "--no-newer", action="store_true", help="skip the newer rows (bench/newer.py)"
-    )
+    p.add_argument("--no-newer", action="store_true", help="skip the newer rows (bench/newer.py)")
     p.add_argument(
         "--newer-only",
         action="store_true",

@@ -10,10 +10,10 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._base.validation import (
+    check_bool,
     check_column,
     check_columns,
     check_frame,
-    check_bool,
     check_real,
     select_roles,
 )

@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from lodestar_polars._fusion.inputs import run_sum
+
 #: ranx's ``optimize_probfuse`` grid: ``n_segments`` from 1 to 100
 N_SEGMENTS = range(1, 101)
 
@@ -228,6 +230,7 @@ def bayesfuse_fused(
         frame.join(table, on=[run, pos], how="left")
         .group_by([*keys, item])
         .agg(
-            (pl.col("__lp_lo").fill_null(0.0).sum() + missing).alias(score), appearance.alias(first)
+            (run_sum(pl.col("__lp_lo").fill_null(0.0), run, len(learned)) + missing).alias(score),
+            appearance.alias(first),
         )
     )
