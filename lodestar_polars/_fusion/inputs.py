@@ -199,9 +199,10 @@ def run_sum(x: pl.Expr, run: str, n_runs: int) -> pl.Expr:
     ranx adds the runs in order. A group's rows come in no fixed order, and Polars may
     drop a sort before a sum, while equal sums added in another order can differ in the
     last bit and so reorder a tie from one call to the next: each run's term is taken
-    apart (a document is at most once per run), then the terms are added left to right.
+    apart (a document is at most once per run: its term is its one value plus zeros, the
+    same float in any order), then the terms are added left to right.
     """
-    terms = [x.filter(pl.col(run) == j).sum() for j in range(n_runs)]
+    terms = [pl.when(pl.col(run) == j).then(x).otherwise(0.0).sum() for j in range(n_runs)]
     return functools.reduce(operator.add, terms)
 
 
