@@ -385,10 +385,18 @@ def off_policy_rows(scale: float, timer: Timer, reps: int, budget: float) -> lis
 
 def bench_newer(scale: float, timer: Timer, reps: int, budget: float, *, peers: bool) -> list[Row]:
     """Every newer row, at ``scale`` (1.0: about 1M rows a frame)."""
-    rows = ir_rows(scale, timer, reps, budget, peers=peers)
-    rows += beyond_rows(scale, timer, reps, budget)
-    rows += budget_rows(scale, timer, reps, budget)
-    rows += off_policy_rows(scale, timer, reps, budget)
+    rows: list[Row] = []
+    parts: list[tuple[str, Callable[[], list[Row]]]] = [
+        ("ERR, RBP, Judged", lambda: ir_rows(scale, timer, reps, budget, peers=peers)),
+        ("beyond accuracy", lambda: beyond_rows(scale, timer, reps, budget)),
+        ("budgets", lambda: budget_rows(scale, timer, reps, budget)),
+        ("off-policy", lambda: off_policy_rows(scale, timer, reps, budget)),
+    ]
+    for name, part in parts:
+        t0 = time.perf_counter()
+        got = part()
+        print(f"  {name}: {len(got)} rows in {time.perf_counter() - t0:.1f} s", flush=True)
+        rows += got
     return rows
 
 
