@@ -1433,7 +1433,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_newer:
         scale = args.newer_scale if args.newer_scale is not None else cfg.scale
         log(f"\n== newer rows (bench/newer.py), scale {scale:g}")
-        newer_rows = newer.bench_newer(scale, best_of, cfg.reps, cfg.budget, peers=cfg.ranx)
+        newer_rows = newer.bench_newer(scale, best_of, cfg.reps, cfg.budget, ranx=cfg.ranx)
     elapsed = time.perf_counter() - start
     today = _dt.date.today().isoformat()
     section = render(
@@ -1489,7 +1489,7 @@ def newer_only(args: argparse.Namespace) -> int:
     reps = args.reps if args.reps is not None else (1 if quick else 3)
     start = time.perf_counter()
     log(f"machine: {machine()}\nversions: {versions()}\nnewer rows, scale {scale:g}")
-    rows = newer.bench_newer(scale, best_of, reps, args.budget, peers=not args.no_ranx)
+    rows = newer.bench_newer(scale, best_of, reps, args.budget, ranx=not args.no_ranx)
     log("\n" + "\n".join(newer.render_newer(rows)))
     if args.json:
         Path(args.json).write_text(json.dumps([vars(r) for r in rows], indent=1))
