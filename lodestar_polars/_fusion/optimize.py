@@ -99,6 +99,24 @@ def optimize_fusion(
 ) -> tuple[dict[str, Any], pl.DataFrame]: ...
 
 
+@overload
+def optimize_fusion(
+    qrels: Any,
+    runs: Any,
+    *,
+    method: str,
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr,
+    run: str | pl.Expr = "run",
+    step: float | None = None,
+    report: bool,
+) -> dict[str, Any] | tuple[dict[str, Any], pl.DataFrame]: ...
+
+
 def optimize_fusion(
     qrels: Any,
     runs: Any,
