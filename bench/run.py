@@ -38,6 +38,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import data as gen  # noqa: E402
+import newer  # noqa: E402
 
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 REL_TOL = 1e-9
@@ -1060,6 +1061,7 @@ def render(
     mach: dict,
     vers: dict,
     elapsed: float,
+    newer_rows: list[newer.Row] | None = None,
 ) -> str:
     """The generated markdown section, markers included."""
     lines = [
@@ -1238,6 +1240,20 @@ def render(
                 f"{e / r * 1e9:.0f} | {fmt_x(a / f)} | {fmt_x(e / f)} |"
             )
         lines.append("")
+    if newer_rows:
+        lines += [
+            "### The newer metrics, budgets and off-policy estimators",
+            "",
+            "`bench/newer.py`: each call's time over the floor (Polars sorting its frame by "
+            "group then score; for the off-policy log, by the propensity), and the peer's in "
+            "the same run: ir_measures (ERR@10 through gdeval, which prints 5 decimals: "
+            "checked to 5e-6; Judged@10), ranx warm (`rbp.8`), or a NumPy floor (the "
+            "formula on dense arrays) where no peer is installed (RecTools, obp). The "
+            "peers' structures are built apart (*peer build*).",
+            "",
+            *newer.render_newer(newer_rows),
+            "",
+        ]
     lines.append(END)
     return "\n".join(lines)
 
@@ -1319,6 +1335,18 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-ranx", action="store_true", help="skip ranx")
     p.add_argument("--no-ranx-cold", action="store_true", help="skip ranx's cold (compiling) call")
     p.add_argument("--no-pytrec", action="store_true", help="skip pytrec_eval")
+    p.add_argument("--no-newer", action="store_true", help="skip the newer rows (bench/newer.py)")
+    p.add_argument(
+        "--newer-only",
+        action="store_true",
+        help="time only the newer rows (bench/newer.py) and print them; writes no page",
+    )
+    p.add_argument(
+        "--newer-scale",
+        type=float,
+        default=None,
+        help="the newer rows' scale (1: about 1M rows a frame; default --scale)",
+    )
     p.add_argument(
         "--doc",
         default=str(ROOT / "docs" / "performance.md"),
@@ -1354,6 +1382,8 @@ def main(argv: list[str] | None = None) -> int:
         return render_only(args)
     start = time.perf_counter()
     quick = args.quick
+    if args.newer_only:
+        return newer_only(args)
     cfg = Config(
         scale=args.scale if args.scale is not None else (0.01 if quick else 1.0),
         reps=args.reps if args.reps is not None else (1 if quick else 3),
@@ -1399,9 +1429,16 @@ def main(argv: list[str] | None = None) -> int:
     scaling = None
     if not args.no_scaling:
         scaling = bench_scaling(cfg, max_rows, quick=quick)
+    newer_rows = None
+    if not args.no_newer:
+        scale = args.newer_scale if args.newer_scale is not None else cfg.scale
+        log(f"\n== newer rows (bench/newer.py), scale {scale:g}")
+        newer_rows = newer.bench_newer(scale, best_of, cfg.reps, cfg.budget, ranx=cfg.ranx)
     elapsed = time.perf_counter() - start
     today = _dt.date.today().isoformat()
-    section = render(results, scaling, args.command_line, today, cfg, mach, vers, elapsed)
+    section = render(
+        results, scaling, args.command_line, today, cfg, mach, vers, elapsed, newer_rows
+    )
     log("\n" + section)
     if args.json:
         raw = {
@@ -1423,6 +1460,7 @@ def main(argv: list[str] | None = None) -> int:
                 for r in results
             ],
             "scaling": scaling,
+            "newer": [vars(r) for r in newer_rows or []],
         }
         Path(args.json).write_text(json.dumps(raw, indent=1))
     if not args.no_write:
@@ -1440,6 +1478,23 @@ def write_outputs(doc: Path, section: str, scaling: dict | None, mach: dict) -> 
         png = doc.parent / "performance_rows.png"
         plot_scaling(scaling, png, f"{mach['cpu']}, {mach['cores']} cores")
         log(f"wrote {png}")
+
+
+def newer_only(args: argparse.Namespace) -> int:
+    """Time the newer rows alone and print their table (the page is not rewritten)."""
+    warnings.simplefilter("ignore")
+    quick = args.quick
+    scale = args.newer_scale if args.newer_scale is not None else args.scale
+    scale = scale if scale is not None else (0.01 if quick else 1.0)
+    reps = args.reps if args.reps is not None else (1 if quick else 3)
+    start = time.perf_counter()
+    log(f"machine: {machine()}\nversions: {versions()}\nnewer rows, scale {scale:g}")
+    rows = newer.bench_newer(scale, best_of, reps, args.budget, ranx=not args.no_ranx)
+    log("\n" + "\n".join(newer.render_newer(rows)))
+    if args.json:
+        Path(args.json).write_text(json.dumps([vars(r) for r in rows], indent=1))
+    log(f"total {time.perf_counter() - start:.0f} s")
+    return 0
 
 
 def render_only(args: argparse.Namespace) -> int:
@@ -1477,6 +1532,7 @@ def render_only(args: argparse.Namespace) -> int:
         raw["machine"],
         raw["versions"],
         raw.get("elapsed", float("nan")),
+        [newer.Row(**r) for r in raw.get("newer", [])],
     )
     if args.no_write:
         log(section)

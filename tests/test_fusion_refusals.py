@@ -109,6 +109,19 @@ CASES: dict[str, tuple[type[Exception], Callable[[], object]]] = {
     "an unknown metric": (lp.InvalidParameterError, lambda: _optimize(metric="foo")),
     "step": (lp.InvalidParameterError, lambda: _optimize(step=0)),
     "step of rrf": (lp.InvalidParameterError, lambda: _optimize(method="rrf", step=2.5)),
+    "report not a bool": (lp.InvalidParameterError, lambda: _optimize(report=1)),
+    "report of a training without search": (
+        lp.InvalidParameterError,
+        lambda: _optimize(method="posfuse", report=True),
+    ),
+    "report with a run named as the metric": (
+        lp.InvalidParameterError,
+        lambda: lp.optimize_fusion(
+            QRELS,
+            RUNS.with_columns(pl.col("run").replace({"a": "mrr"})),
+            **{"method": "wsum", "metric": "mrr", "y_true": "rel", "report": True, **ROLES},
+        ),
+    ),
 }
 
 

@@ -39,6 +39,7 @@ from lodestar_polars._fusion.inputs import (
     _check_weights,
     _Input,
     _prepared,
+    run_sum,
 )
 from lodestar_polars._fusion.learned import LEARNED, check_learned, fused_learned
 
@@ -103,6 +104,10 @@ def _with_weights(frame: pl.LazyFrame, weights: list[float] | None) -> pl.LazyFr
     )
 
 
+def _sum(x: pl.Expr, n_runs: int) -> pl.Expr:
+    return run_sum(x, _R, n_runs)
+
+
 def _fused(
     frame: pl.LazyFrame,
     *,
@@ -140,7 +145,7 @@ def _fused(
             .then(n - pos)
             .otherwise((n - pl.col(_LEN).cast(pl.Float64) + 1.0) / 2.0)
         )
-        total = (pl.col(_W) * points if method == "w_bordafuse" else points).sum()
+        total = _sum(pl.col(_W) * points if method == "w_bordafuse" else points, n_runs)
         return grid.group_by([*keys, item]).agg(total.alias(_S), pl.col(_FIRST).first())
     first = (pl.col(_R).cast(pl.UInt64) * 2**32 + pl.col(_POS).cast(pl.UInt64)).min()
     if norm == "borda":
@@ -166,7 +171,7 @@ def _fused(
         s = (1.0 - phi) * pl.lit(phi, dtype=pl.Float64).pow(pl.col(_POS))
     value: pl.Expr
     if method in ("sum", "rrf", "rbc"):
-        value = s.sum()
+        value = _sum(s, n_runs)
     elif method == "min":
         low = s.min()
         value = pl.when(pl.len() < n_runs).then(pl.min_horizontal(low, _MISSING_MIN)).otherwise(low)
@@ -178,22 +183,22 @@ def _fused(
     elif method == "med":
         value = s.median()
     elif method == "anz":
-        value = s.sum() / count
+        value = _sum(s, n_runs) / count
     elif method in ("mnz", "isr"):
-        value = s.sum() * count
+        value = _sum(s, n_runs) * count
     elif method == "gmnz":
-        value = s.sum() * count.pow(params["gamma"])
+        value = _sum(s, n_runs) * count.pow(params["gamma"])
     elif method == "log_isr":
-        value = s.sum() * count.log()
+        value = _sum(s, n_runs) * count.log()
     elif method == "logn_isr":
-        value = s.sum() * (count + params["sigma"]).log()
+        value = _sum(s, n_runs) * (count + params["sigma"]).log()
     elif method == "wsum":
-        value = (w * s).sum()
+        value = _sum(w * s, n_runs)
     elif method == "wmnz":
-        value = s.sum() * w.sum()
+        value = _sum(s, n_runs) * _sum(w, n_runs)
     else:
         assert method == "mixed"
-        value = (s * w).sum() * count.sqrt()
+        value = _sum(s * w, n_runs) * count.sqrt()
     return frame.group_by([*keys, item]).agg(value.alias(_S), first.alias(_FIRST))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Mapping, Sequence
 
 import polars as pl
@@ -189,6 +191,19 @@ def _check_weights(
         )
         raise InvalidParameterError(msg)
     return [float(weights[r]) for r in runs]
+
+
+def run_sum(x: pl.Expr, run: str, n_runs: int) -> pl.Expr:
+    """A document's sum over its runs (in a ``group_by`` per document), in run order.
+
+    ranx adds the runs in order. A group's rows come in no fixed order, and Polars may
+    drop a sort before a sum, while equal sums added in another order can differ in the
+    last bit and so reorder a tie from one call to the next: each run's term is taken
+    apart (a document is at most once per run: its term is its one value plus zeros, the
+    same float in any order), then the terms are added left to right.
+    """
+    terms = [pl.when(pl.col(run) == j).then(x).otherwise(0.0).sum() for j in range(n_runs)]
+    return functools.reduce(operator.add, terms)
 
 
 class _Input:

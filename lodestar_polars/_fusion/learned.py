@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._fusion.inputs import run_sum
 from lodestar_polars._fusion.segmented import (
     bayesfuse_fused,
     bayesfuse_train,
@@ -143,7 +144,8 @@ def fused_learned(
         )
         value = weight / (pl.col(pos).cast(pl.Float64) + 1.0)
     appearance = (pl.col(run).cast(pl.UInt64) * 2**32 + pl.col(pos).cast(pl.UInt64)).min()
-    return frame.group_by([*keys, item]).agg(value.sum().alias(score), appearance.alias(first))
+    total = run_sum(value, run, len(learned))  # in run order: the same float each call
+    return frame.group_by([*keys, item]).agg(total.alias(score), appearance.alias(first))
 
 
 def train(

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 import polars as pl
 
 from lodestar_polars._base.validation import (
+    check_bool,
     check_column,
     check_columns,
     check_frame,
@@ -62,6 +63,7 @@ def _param_trials(method: str, step: float | None) -> tuple[str, list[float]]:
     return name, [round(float(x), digits) for x in np.arange(low, high + size, size)]
 
 
+@overload
 def optimize_fusion(
     qrels: Any,
     runs: Any,
@@ -75,7 +77,61 @@ def optimize_fusion(
     y_true: str | pl.Expr,
     run: str | pl.Expr = "run",
     step: float | None = None,
-) -> dict[str, Any]:
+    report: Literal[False] = False,
+) -> dict[str, Any]: ...
+
+
+@overload
+def optimize_fusion(
+    qrels: Any,
+    runs: Any,
+    *,
+    method: str,
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr,
+    run: str | pl.Expr = "run",
+    step: float | None = None,
+    report: Literal[True],
+) -> tuple[dict[str, Any], pl.DataFrame]: ...
+
+
+@overload
+def optimize_fusion(
+    qrels: Any,
+    runs: Any,
+    *,
+    method: str,
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr,
+    run: str | pl.Expr = "run",
+    step: float | None = None,
+    report: bool,
+) -> dict[str, Any] | tuple[dict[str, Any], pl.DataFrame]: ...
+
+
+def optimize_fusion(
+    qrels: Any,
+    runs: Any,
+    *,
+    method: str,
+    norm: str | None = "min-max",
+    metric: str = "ndcg",
+    by: str | pl.Expr | Sequence[str | pl.Expr],
+    item: str | pl.Expr,
+    y_score: str | pl.Expr,
+    y_true: str | pl.Expr,
+    run: str | pl.Expr = "run",
+    step: float | None = None,
+    report: bool = False,
+) -> dict[str, Any] | tuple[dict[str, Any], pl.DataFrame]:
     r"""Search a fusion's weights (or its parameter) on training queries, as ranx does.
 
     Parameters
@@ -111,6 +167,13 @@ def optimize_fusion(
         ``0, step, ..., 1`` and the weights must sum to 1 (ranx's default 0.1);
         ``k`` runs over 10..100 (default step 10), ``phi``, ``sigma``, ``gamma`` over
         0.01..1.0 (default step 0.01).
+    report : bool, default False
+        Also return ranx's optimization report (``return_optimization_report=True``):
+        every configuration tried, in ranx's order, with its ``metric``, as a
+        :class:`polars.DataFrame`: one Float64 column per run (named by the run) holding
+        its weight, or the parameter (``k``, ``phi``, ``sigma``, ``gamma``; ``n_segments``
+        for probfuse, ``w`` for slidefuse), then a Float64 column named ``metric``. Not for
+        posfuse, mapfuse, segfuse or bayesfuse, which ranx trains without a search.
 
     Returns
     -------
@@ -122,12 +185,14 @@ def optimize_fusion(
         ``{"map_scores": {run: map}}``. Pass it on: ``lp.fuse(runs, method=..., **best)``.
         Ties of the metric go to the last configuration tried, as in ranx
         (``score >= best_score``).
+        With ``report=True``, the tuple ``(best, report)``.
 
     Raises
     ------
     InvalidParameterError
         A method with nothing to search, an unknown ``norm`` or ``metric``, a ``step``
-        that is not positive, a role that is not a column.
+        that is not positive, a role that is not a column, ``report`` not a bool or
+        asked of a method without a search, a run named as the report's metric column.
 
     Examples
     --------
@@ -164,6 +229,14 @@ def optimize_fusion(
         )
         raise InvalidParameterError(msg)
     norm_name = _check_norm(norm, name, caller)
+    want_report = check_bool(report, "report", caller)
+    if want_report and name in LEARNED and name not in _SEARCHED:
+        msg = (
+            f"The 'report' parameter of {caller}: {name!r} is trained without a search, so "
+            f"there is no report (ranx has none either); report=True takes one of "
+            f"{sorted(WEIGHTED | set(_GRIDS) | _SEARCHED)}. Got method={method!r}."
+        )
+        raise InvalidParameterError(msg)
     resolved = resolve(metric) if isinstance(metric, str) else None
     if resolved is None:
         msg = f"The 'metric' parameter of {caller}: {unknown_metric_message(metric)}"
@@ -238,6 +311,10 @@ def optimize_fusion(
         trials = _weight_trials(0.1 if step is None else float(step), len(data.runs))
     else:
         label, trials = _param_trials(name, step)
+    if name in WEIGHTED and want_report:
+        _check_report_names(data.runs, metric, caller)
+    trials = list(dict.fromkeys(trials))  # ranx's report is a dict: a repeated trial once
+    tried: list[float] = []
     best: Any = None
     best_score = 0.0
     trial: Any
@@ -289,16 +366,63 @@ def optimize_fusion(
             **judged_roles,
         )
         score = float(scores[metric].fill_null(0.0).sum()) / n_queries if n_queries else 0.0
+        tried.append(score)
         if score >= best_score:
             best_score, best = score, (trial if learned is None or slide else learned)
+    found: dict[str, Any]
     if rows is not None:
-        return {"probs": dict(zip(data.runs, best, strict=True))}
-    if slide is not None:
-        return {"probs": slide["probs"], "w": int(best)}
-    if name in WEIGHTED:
-        return {"weights": dict(zip(data.runs, best, strict=True))}
-    value = int(best) if name == "rrf" else best
-    return {label: value}
+        found = {"probs": dict(zip(data.runs, best, strict=True))}
+    elif slide is not None:
+        found = {"probs": slide["probs"], "w": int(best)}
+    elif name in WEIGHTED:
+        found = {"weights": dict(zip(data.runs, best, strict=True))}
+    else:
+        found = {label: int(best) if name == "rrf" else best}
+    if not want_report:
+        return found
+    return found, _report_frame(name, trials, tried, runs=data.runs, metric=metric, label=label)
+
+
+#: the learned methods whose training searches a parameter, and so have a report in ranx
+_SEARCHED = {"probfuse", "slidefuse"}
+
+
+def _check_report_names(runs: Sequence[object], metric: str, caller: str) -> None:
+    """The report's columns, one per run and the metric's, need distinct names."""
+    names = [str(r) for r in runs]
+    if len(set(names)) != len(names) or metric in names:
+        msg = (
+            f"The 'report' parameter of {caller}: the report has a column per run and one "
+            f"named {metric!r} (the metric), so their names must be distinct. Got runs "
+            f"{names}."
+        )
+        raise InvalidParameterError(msg)
+
+
+def _report_frame(
+    method: str,
+    trials: Sequence[Any],
+    scores: Sequence[float],
+    *,
+    runs: Sequence[object],
+    metric: str,
+    label: str,
+) -> pl.DataFrame:
+    """ranx's optimization report as a frame: a row per configuration, in the order tried."""
+    columns: dict[str, pl.Series] = {}
+    if method in WEIGHTED:
+        for j, r in enumerate(runs):
+            columns[str(r)] = pl.Series(str(r), [float(t[j]) for t in trials], pl.Float64)
+    else:
+        param = "n_segments" if method == "probfuse" else label
+        integer = method in {"rrf", "probfuse", "slidefuse"}
+        columns[param] = pl.Series(
+            param,
+            [int(t) if integer else float(t) for t in trials],
+            pl.Int64 if integer else pl.Float64,
+        )
+    columns[metric] = pl.Series(metric, list(scores), pl.Float64)
+    return pl.DataFrame(list(columns.values()))
 
 
 __all__ = ["optimize_fusion"]

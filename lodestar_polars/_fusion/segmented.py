@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from lodestar_polars._fusion.inputs import run_sum
+
 #: ranx's ``optimize_probfuse`` grid: ``n_segments`` from 1 to 100
 N_SEGMENTS = range(1, 101)
 
@@ -63,11 +65,29 @@ def probfuse_train(
     run, pos, length = cols
     segment = _segment(pl.lit(n_segments), length, pos).alias("__lp_seg")
     per_query = rows.group_by(run, *keys, segment).agg(hit.mean().alias("__lp_sp"))
-    table = per_query.group_by(run, "__lp_seg").agg(pl.col("__lp_sp").sum())
     out = [[0.0] * n_segments for _ in range(n_runs)]
-    for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
+    for r, k, total in _query_sums(per_query, run, keys):
         out[r][k] = total / n_queries
     return out
+
+
+def _query_sums(per_query: pl.DataFrame, run: str, keys: list[str]) -> list[tuple[int, int, float]]:
+    """Each (run, segment)'s sum of ``__lp_sp`` over the queries, added in query order.
+
+    ranx adds the queries in order; a ``group_by``'s sum adds its rows in no fixed order,
+    one last bit apart from call to call, and the fused scores' ties move with it.
+    """
+    ordered = per_query.sort(run, "__lp_seg", *keys)
+    if ordered.height == 0:
+        return []
+    r = ordered[run].to_numpy()
+    k = ordered["__lp_seg"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, (r[1:] != r[:-1]) | (k[1:] != k[:-1])])
+    totals = np.add.reduceat(ordered["__lp_sp"].to_numpy(), starts)
+    return [
+        (int(r[i]), int(k[i]), float(t))
+        for i, t in zip(starts.tolist(), totals.tolist(), strict=True)
+    ]
 
 
 #: SegFuse's segment ends, ranx's ``10 * 2 ** (k - 1) - 5`` for k = 1..10: 5, 15, 35, ...
@@ -119,9 +139,8 @@ def segfuse_train(
         .group_by(run, *keys, "__lp_seg")
         .agg((hit.sum() / size.first()).alias("__lp_sp"))
     )
-    table = per_query.group_by(run, "__lp_seg").agg(pl.col("__lp_sp").sum())
     out = [[0.0] * len(SEG_ENDS) for _ in range(n_runs)]
-    for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
+    for r, k, total in _query_sums(per_query, run, keys):
         out[r][k] = total / n_queries
     return out
 
@@ -191,11 +210,9 @@ def bayesfuse_train(
         .filter(pl.col("__lp_seg") < len(sizes))
         .group_by(run, *keys, "__lp_seg")
         .agg((hit.sum() / size.first() / n_queries).alias("__lp_sp"))
-        .group_by(run, "__lp_seg")
-        .agg(pl.col("__lp_sp").sum())
     )
     avg = np.zeros((n_runs, len(sizes)))
-    for r, k, total in table.select(run, "__lp_seg", "__lp_sp").iter_rows():
+    for r, k, total in _query_sums(table, run, keys):
         avg[r, k] = total
     avg[avg == 0] += 0.001
     neg = 1 - avg
@@ -228,6 +245,7 @@ def bayesfuse_fused(
         frame.join(table, on=[run, pos], how="left")
         .group_by([*keys, item])
         .agg(
-            (pl.col("__lp_lo").fill_null(0.0).sum() + missing).alias(score), appearance.alias(first)
+            (run_sum(pl.col("__lp_lo").fill_null(0.0), run, len(learned)) + missing).alias(score),
+            appearance.alias(first),
         )
     )
