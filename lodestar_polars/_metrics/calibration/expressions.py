@@ -141,9 +141,9 @@ def _ece(truth: pl.Expr, prob: pl.Expr, n_bins: int, strategy: BinStrategy) -> p
     bin's sums stay exact, as ``np.bincount`` makes them (a cumulative sum
     read at the bin ends would lose the digits of small gaps to the running
     total).  The cost is one pass per bin.  Quantile bins take
-    :func:`_ece_quantile` (one bin, no edges, is the same either way).
+    :func:`_ece_quantile`.
     """
-    if strategy == "quantile" and n_bins > 1:
+    if strategy == "quantile":
         return _ece_quantile(truth, prob, n_bins)
     edges = _inner_edges(prob, n_bins, strategy)
     n = pl.len().cast(pl.Float64)
@@ -182,6 +182,8 @@ def _quantile_bins(n_bins: int) -> Callable[[Fields], pl.Expr]:
             a = ranked.get(previous.cast(pl.Int64))
             b = ranked.get(following.cast(pl.Int64))
             below.append((lerp(a, b, t) < prob).cast(pl.Int64))
+        if not below:  # one bin, no edge: a zero per row, whatever ``p`` holds
+            below.append(prob.is_null().cast(pl.Int64) * 0)
         return pl.struct(
             pl.sum_horizontal(below).alias("bin"), prob.alias("p"), rows["y"].alias("y")
         )
