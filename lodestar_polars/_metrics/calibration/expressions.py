@@ -181,9 +181,9 @@ def _quantile_bins(n_bins: int) -> Callable[[Fields], pl.Expr]:
             # ``get``, not ``gather(...).first()``: in list.eval the latter is 5x dearer
             a = ranked.get(previous.cast(pl.Int64))
             b = ranked.get(following.cast(pl.Int64))
-            below.append((lerp(a, b, t) < prob).cast(pl.Int64))
+            below.append(lerp(a, b, t) < prob)
         if not below:  # one bin, no edge: a zero per row, whatever ``p`` holds
-            below.append(prob.is_null().cast(pl.Int64) * 0)
+            below.append(prob.is_null() & False)
         return pl.struct(
             pl.sum_horizontal(below).alias("bin"), prob.alias("p"), rows["y"].alias("y")
         )
@@ -202,7 +202,8 @@ def _ece_quantile(truth: pl.Expr, prob: pl.Expr, n_bins: int) -> pl.Expr:
     under the lazy engine in Polars 2.1.0.  Here the group is imploded once,
     its probabilities sorted beside the rows (:func:`over_rows`); a first
     ``list.eval`` gives each row its bin (:func:`_quantile_bins`), a second
-    sums each bin with ``filter`` as above, in row order.  Inside
+    sums each bin's probabilities with ``filter`` as above, in row order, and
+    counts its positives (a group that passes the rules has 0/1 labels).  Inside
     ``list.eval`` a comparison with a per-group value costs about ten
     comparisons with a constant, so each row's bin is computed once and every
     bin compares it with a constant.  The bins' gaps are added left to right
@@ -216,7 +217,8 @@ def _ece_quantile(truth: pl.Expr, prob: pl.Expr, n_bins: int) -> pl.Expr:
     for b in range(n_bins):
         inside = bin_of == b
         count = inside.sum().cast(pl.Float64)
-        prob_true = y.filter(inside).sum() / count
+        # the positives counted: the sum of the bin's 0/1 labels, exact in any order
+        prob_true = (inside & (y == 1.0)).sum().cast(pl.Float64) / count
         prob_pred = p.filter(inside).sum() / count
         gap = (
             pl.when(count > 0).then(calibration_gap(count, n, prob_true, prob_pred)).otherwise(0.0)
@@ -499,8 +501,8 @@ def expected_calibration_error(
     (``"ece"``), the bins after ``@`` (``"ece@15"``), and
     ``"expected_calibration_error_quantile"`` (``"ece_quantile"``) for
     ``strategy="quantile"``; there a NumPy core bins every group of the frame
-    at once, much faster than this expression with quantile bins over many
-    groups.
+    at once.  With quantile bins this expression sorts each group once and
+    bins it inside ``list.eval``.
 
     Examples
     --------
