@@ -194,21 +194,24 @@ def _quantile_bins(n_bins: int) -> Callable[[Fields], pl.Expr]:
 def _ece_quantile(truth: pl.Expr, prob: pl.Expr, n_bins: int) -> pl.Expr:
     """The ECE of one group with quantile bins, in one sort and two ``list.eval``.
 
-    Polars does not share a subexpression inside ``group_by().agg()``, so the
-    uniform form above, its edges read from ``prob.sort()``, sorted the group
-    again for every edge of every bin's filter (issue 20: 27.6 s for 1e4
-    groups of 100 rows, against 0.41 s for uniform bins); holding the bins in
-    a struct at the group level (``_metrics.expr.let``) gave wrong values
-    under the lazy engine in Polars 2.1.0.  Here the group is imploded once,
-    its probabilities sorted beside the rows (:func:`over_rows`); a first
+    Polars does not share a subexpression inside ``group_by().agg()``: read
+    from ``prob.sort()`` as in :func:`_ece`, the edges sorted the group again
+    for every edge of every use of every bin (issue 20: 27.6 s for 1e4 groups
+    of 100 rows, against 0.41 s for uniform bins), and holding the bins in a
+    struct at the group level (``_metrics.expr.let``) gave wrong values under
+    the lazy engine in Polars 2.1.0.  Here the group is imploded once, its
+    probabilities sorted beside the rows (:func:`over_rows`); a first
     ``list.eval`` gives each row its bin (:func:`_quantile_bins`), a second
-    sums each bin's probabilities with ``filter`` as above, in row order, and
-    counts its positives (a group that passes the rules has 0/1 labels).  Inside
-    ``list.eval`` a comparison with a per-group value costs about ten
-    comparisons with a constant, so each row's bin is computed once and every
-    bin compares it with a constant.  The bins' gaps are added left to right
-    (``+``): ``pl.sum_horizontal`` over them was seen to add them in another
-    order from one run to the next (the last bit of the value moved).
+    adds each bin's probabilities with ``filter``, in row order as
+    :func:`_ece` does, and counts its positives (a group that passes the rules
+    has 0/1 labels, so the count is their sum).  Inside ``list.eval`` a
+    comparison with a per-group value (an edge) costs 4-5 comparisons with a
+    constant, so each row's bin is computed once and each bin compares it
+    with a constant (docs/performance.md, "Quantile-bin ECE in a group-by").
+    The bins' gaps are added left to right with ``+``: added by
+    ``pl.sum_horizontal`` the value moved in the last bit from one run to the
+    next.  The values equal the NumPy core's (``lp.evaluate``) to 1e-12, not
+    bit for bit (its sums are NumPy's, in sorted order).
     """
     f = pl.element().struct.field
     bin_of, p, y = f("bin"), f("p"), f("y")
