@@ -40,6 +40,7 @@ _TRUTH_ITEM = "__lp_truth_item"
 _GROUP = "__lp_group"
 _TRUTH_VALUE = "__lp_truth_value"
 NOVELTY_SUM, SERVED = "__lp_novelty_sum", "__lp_served"  # issue 21: scalar sums (with train)
+ARP_SUM = "__lp_arp_sum"  # issue 21: the served lists' ARP summed (with train)
 MODEL_B = "__lp_model_b"  # model B's block (issue 21), ranked by the primary block's transform
 
 
@@ -264,10 +265,11 @@ def _merge(
             held = float(hit_count[tail].sum())
             tail_hit = float(hit_sum[tail].sum()) / held if held > 0 else None
         computed = summarise(hit_count, hit_sum, tail_hit, terms)
-        if sums.by_cut:  # issue 21, with train: novelty and personalisation from their sums
+        if sums.by_cut:  # issue 21, with train: novelty, ARP, personalisation from their sums
             computed.update(
                 beyond_from_sums(
-                    sums.micro_sum[NOVELTY_SUM], int(sums.micro_sum[SERVED]),
+                    sums.micro_sum[NOVELTY_SUM], sums.micro_sum[ARP_SUM],
+                    int(sums.micro_sum[SERVED]),
                     _cuts_gathered(sums.by_cut, terms_ids, n_items),
                 )
             )  # fmt: skip

@@ -270,13 +270,14 @@ def score_block(
     values: ScoreArray,
     k: int,
     tail: npt.NDArray[np.bool_],
-    information: FloatArray | None = None,
+    information: Any = None,
     features: Any = None,
 ) -> Block:
     """Micro and macro families of the ranking by ``values`` (one per candidate row).
 
-    ``information``: per item id, its self-information against ``train``'s popularity; with
-    it, the coverage family's ``novelty@k`` and ``personalisation@k`` (``_report/beyond.py``).
+    ``information``: per item id, its self-information and popularity against ``train``
+    (``_report/beyond.py``'s ``TrainItems``); with it, the coverage family's ``novelty@k``,
+    ``average_recommended_popularity@k`` and ``personalisation@k``.
     ``features``: per candidate row, the item's feature (``_report/diversity.py``); with it,
     ``intra_list_diversity@k``.
     """
