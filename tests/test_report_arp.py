@@ -265,8 +265,8 @@ def test_a_lazy_train_and_a_sorted_one_agree() -> None:
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("spark_train", [False, True])
-def test_spark_equals_the_single_machine_report(spark: Any, spark_train: bool) -> None:
+@pytest.mark.parametrize("where", ["polars", "spark"])
+def test_spark_equals_the_single_machine_report(spark: Any, where: str) -> None:
     import lodestar_polars.spark as lps
 
     scores, train = _random_log(3, n_lists=30)
@@ -275,7 +275,7 @@ def test_spark_equals_the_single_machine_report(spark: Any, spark_train: bool) -
         objectives=("accuracy",), n_resamples=20, y_score_b="score_b",
     )  # fmt: skip
     local = lp.ranking_report(scores, train=train, **kw)
-    given = spark.createDataFrame(train.to_arrow()) if spark_train else train
+    given = spark.createDataFrame(train.to_arrow()) if where == "spark" else train
     on_spark = lps.ranking_report(
         spark.createDataFrame(scores.to_arrow()), train=given, num_partitions=3, **kw
     )

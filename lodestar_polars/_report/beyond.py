@@ -108,8 +108,8 @@ def beyond_sums(
     chance = np.flatnonzero(top)
     lists, items, w_all = g.list_id[chance], g.item_id[chance], top[chance]
     with np.errstate(invalid="ignore", divide="ignore"):
-        novelty = np.bincount(lists, weights=w_all * train.information[items], minlength=n_lists)
-        novelty = novelty / m
+        info = w_all * train.information[items]
+        novelty = np.bincount(lists, weights=info, minlength=n_lists) / m
         arp = np.bincount(lists, weights=w_all * train.popularity[items], minlength=n_lists) / m
     rows = served[lists]
     w, codes, cut = w_all[rows], items[rows], m[lists[rows]].astype(np.int64)
