@@ -251,7 +251,7 @@ def report_metrics(
     --------
     >>> [m.name(5) for m in report_metrics(5, "micro")]
     ['hit@1', 'hit@5', 'mrr@5', 'ndcg@5']
-    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-5:-3]
+    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-6:-4]
     [('entropy', 'higher'), ('gini', 'lower')]
     >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "train"]
     ['novelty@10', 'average_recommended_popularity@10', 'personalisation@10']
