@@ -176,7 +176,9 @@ def test_only_with_train_and_in_every_view(tmp_path: Path) -> None:
     assert "average_recommended_popularity@" not in floor_only.to_json()
     report = _report(scores, train, objectives=("accuracy", "coverage"), y_score_b="score_b")
     keys = list(report["objectives"]["coverage"]["macro"])
-    assert keys[-3:] == ["novelty@2", "average_recommended_popularity@2", "personalisation@2"]
+    assert keys[-4:] == [
+        "novelty@2", "average_recommended_popularity@2", "serendipity@2", "personalisation@2"
+    ]  # fmt: skip
     key = "average_recommended_popularity@2"
     frame = report.to_frame().filter(pl.col("metric") == key)
     # two blocks, the floor, model B and B − A
@@ -205,7 +207,9 @@ def test_the_registry_is_its_one_home() -> None:
     assert direction("average_recommended_popularity@10") is None
     assert direction("arp@10") is None
     names = [x.name(3) for x in report_metrics(3, "macro") if x.needs == "train"]
-    assert names == ["novelty@3", "average_recommended_popularity@3", "personalisation@3"]
+    assert names == [
+        "novelty@3", "average_recommended_popularity@3", "serendipity@3", "personalisation@3"
+    ]  # fmt: skip
 
 
 def _random_log(seed: int, n_lists: int = 40) -> tuple[pl.DataFrame, pl.DataFrame]:

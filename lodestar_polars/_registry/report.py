@@ -181,6 +181,17 @@ REPORT_METRICS: tuple[ReportMetric, ...] = (
         needs="train",
     ),
     ReportMetric(
+        key="serendipity@{k}",
+        family="coverage",
+        summary="RecTools' serendipity of the top k (`lp.serendipity`): the graded positives' "
+        "`max(r − pos, 0) / N` over the top's size, `r` the item's dense popularity rank in "
+        "training (a cold item `N + 1`), `N` the scores' items, averaged over lists (with `train`)",
+        higher_is_better=True,
+        label="serendipity@{k}",
+        value_range=UNIT,
+        needs="train",
+    ),
+    ReportMetric(
         key="personalisation@{k}",
         family="coverage",
         summary="one minus the mean cosine overlap of two lists' top k, over every pair of "
@@ -251,10 +262,10 @@ def report_metrics(
     --------
     >>> [m.name(5) for m in report_metrics(5, "micro")]
     ['hit@1', 'hit@5', 'mrr@5', 'ndcg@5']
-    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-6:-4]
+    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-7:-5]
     [('entropy', 'higher'), ('gini', 'lower')]
     >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "train"]
-    ['novelty@10', 'average_recommended_popularity@10', 'personalisation@10']
+    ['novelty@10', 'average_recommended_popularity@10', 'serendipity@10', 'personalisation@10']
     >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "feature"]
     ['intra_list_diversity@10']
     """

@@ -88,8 +88,9 @@ def _spark_information(
 ) -> tuple[pl.DataFrame, float]:
     """``train``'s terms per item (novelty@k, ARP@k, issue 21); a Spark one on the cluster.
 
-    The table of :func:`~lodestar_polars._report.beyond.information_table`: ``info`` and
-    ``popularity`` (the share of training users) per item, and a cold item's ``info``.
+    The table of :func:`~lodestar_polars._report.beyond.information_table`: ``info``,
+    ``popularity`` (the share of training users) and ``popularity_rank`` per item, and a
+    cold item's ``info``.
     """
     from lodestar_polars._report.beyond import information_table
 
@@ -112,7 +113,13 @@ def _spark_information(
     assert isinstance(frame, pl.DataFrame)
     n = max(int(n_users), 1)
     share = pl.col("u").cast(pl.Float64) / n
-    table = frame.select(item, (-share.log(2.0)).alias("info"), share.alias("popularity"))
+    rank = pl.col("u").rank("dense", descending=True).cast(pl.Float64)
+    table = frame.select(
+        item,
+        (-share.log(2.0)).alias("info"),
+        share.alias("popularity"),
+        rank.alias("popularity_rank"),
+    )
     return table, float(np.log2(n))
 
 

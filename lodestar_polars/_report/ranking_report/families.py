@@ -210,6 +210,7 @@ class Terms:
     covered: npt.NDArray[np.bool_]  # per item id: surely in some top k
     miss: FloatArray  # per item id: prod (1 - p)^w over the rows straddling k
     top: FloatArray | None = None  # per candidate row: P(in its list's top k)
+    bounds: tuple[IntArray, IntArray] | None = None  # per graded list: its truth row's (b, t)
 
 
 def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
@@ -243,7 +244,7 @@ def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
     ids, pc, w = g.item_id[chance], p[chance], g.weight[g.list_id[chance]]
     exposure = weighted_count(ids, weights=w * pc, minlength=g.n_catalogue)
     covered, miss = coverage_terms(ids, pc, w, g.n_catalogue)
-    return Terms(per_list, exposure, covered, miss, p)
+    return Terms(per_list, exposure, covered, miss, p, (gb, gt))
 
 
 def summarise(
@@ -277,7 +278,7 @@ def score_block(
 
     ``information``: per item id, its self-information and popularity against ``train``
     (``_report/beyond.py``'s ``TrainItems``); with it, the coverage family's ``novelty@k``,
-    ``average_recommended_popularity@k`` and ``personalisation@k``.
+    ``average_recommended_popularity@k``, ``serendipity@k`` and ``personalisation@k``.
     ``features``: per candidate row, the item's feature (``_report/diversity.py``); with it,
     ``intra_list_diversity@k``.
     """
@@ -296,7 +297,7 @@ def score_block(
         from lodestar_polars._report.beyond import beyond_family
 
         assert terms.top is not None
-        computed.update(beyond_family(g, terms.top, information, k))
+        computed.update(beyond_family(g, terms.top, information, k, terms.bounds))
     if features is not None:
         from lodestar_polars._report.diversity import ild_family
 
