@@ -287,3 +287,150 @@ def test_spark_equals_the_single_machine_report(spark: Any, where: str) -> None:
     for a, b in zip(_blocks(on_spark, ("accuracy",)), _blocks(local, ("accuracy",)), strict=True):
         assert list(a["macro"]) == list(b["macro"])
         assert a["macro"][key] == pytest.approx(b["macro"][key], rel=0, abs=1e-12)
+
+
+# serendipity@k (issue 21): RecTools' serendipity of the served top k, with train=
+
+SER = "serendipity@{k}"
+
+
+def _with_rank(served: pl.DataFrame, train: pl.DataFrame, n_items: int) -> pl.DataFrame:
+    """Each served row's dense popularity rank in train (a cold item ``n_items + 1``)."""
+    pop = lp.item_popularity(train, by="user", item="item").select("item", "popularity_rank")
+    joined = served.join(pop, on="item", how="left", maintain_order="left")
+    return joined.with_columns(pl.col("popularity_rank").fill_null(n_items + 1))
+
+
+def _serendipity(
+    served: pl.DataFrame, train: pl.DataFrame, y_score: str, k: int, n_items: int
+) -> float:
+    """The mean over the served lists of ``lp.serendipity`` of their top k."""
+    joined = _with_rank(served, train, n_items)
+    s = lp.serendipity("clicked", y_score, popularity_rank="popularity_rank", n_items=n_items, k=k)
+    return float(joined.group_by("user").agg(s)["serendipity"].mean())  # type: ignore[arg-type]
+
+
+def _serendipity_enumerated(
+    served: pl.DataFrame, train: pl.DataFrame, y_score: str, k: int, n_items: int
+) -> float:
+    """Serendipity@k by brute force over every ordering of each list's ties."""
+    joined = _with_rank(served, train, n_items)
+    per_list = []
+    for (_,), rows in joined.group_by(["user"], maintain_order=True):
+        s, r = rows[y_score].to_list(), rows["popularity_rank"].to_list()
+        rel = [float(x) for x in rows["clicked"].to_list()]
+        values = []
+        for order in itertools.permutations(range(len(s))):
+            ranked = [s[i] for i in order]
+            if any(ranked[j] < ranked[j + 1] for j in range(len(ranked) - 1)):
+                continue
+            top = order[: min(k, len(s))]
+            terms = [rel[i] * max(r[i] - (pos + 1), 0) / n_items for pos, i in enumerate(top)]
+            values.append(sum(terms) / len(top))
+        per_list.append(sum(values) / len(values))
+    return sum(per_list) / len(per_list)
+
+
+def test_serendipity_hand_arithmetic_k2() -> None:
+    """N = 4 items; train's dense ranks a 1, b 2, c 3 (e 3), d cold 5.
+
+    User 1's b and user 2's a are never above their popularity; user 3's c (rank 3) is at
+    position 2 with chance 1/2: ``(1/2) (3 - 2) / 4 / 2``, over three lists.
+    """
+    scores, train = _example()
+    report = _report(scores, train)
+    assert report["n_items"] == 4
+    macro = report["objectives"]["accuracy"]["macro"]
+    assert macro["serendipity@2"] == pytest.approx(1 / 48, rel=0, abs=1e-15)
+    assert report["baselines"]["global_pop"]["macro"]["serendipity@2"] == 0.0
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_serendipity_of_every_block_equals_lp_and_the_enumeration(k: int) -> None:
+    scores, train = _example()
+    # a cold positive (user 1's d) high in model B's list: its rank N + 1 counts
+    scores = scores.with_columns(
+        clicked=pl.col("clicked") | ((pl.col("user") == 1) & (pl.col("item") == "d"))
+    )
+    report = _report(scores, train, k=k, objectives=("accuracy", "coverage"), y_score_b="score_b")
+    served, n = _served(scores), report["n_items"]
+    key = SER.format(k=k)
+    want = _serendipity(served, train, "score", k, n)
+    assert want == pytest.approx(_serendipity_enumerated(served, train, "score", k, n), abs=1e-12)
+    for name in ("accuracy", "coverage"):
+        assert report["objectives"][name]["macro"][key] == pytest.approx(want, rel=0, abs=1e-12)
+    want_b = _serendipity(served, train, "score_b", k, n)
+    assert want_b > 0
+    assert want_b == pytest.approx(
+        _serendipity_enumerated(served, train, "score_b", k, n), rel=0, abs=1e-12
+    )
+    assert report["versus"]["model_b"]["macro"][key] == pytest.approx(want_b, rel=0, abs=1e-12)
+    floor_scores = _floor_scores(served, train)
+    want_floor = _serendipity(floor_scores, train, "count", k, n)
+    floor = report["baselines"]["global_pop"]["macro"][key]
+    assert floor == pytest.approx(want_floor, rel=0, abs=1e-12)
+    parted = _report(
+        scores.lazy(), train, k=k, objectives=("accuracy", "coverage"), y_score_b="score_b",
+        batch_rows=4,
+    )  # fmt: skip
+    both = ("accuracy", "coverage")
+    for a, b in zip(_blocks(report, both), _blocks(parted, both), strict=True):
+        assert b["macro"][key] == pytest.approx(a["macro"][key], rel=0, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_serendipity_of_a_random_tied_log_equals_lp_and_its_parts(seed: int) -> None:
+    scores, train = _random_log(seed)
+    objectives = ("accuracy", "coverage")
+    kw: dict[str, Any] = dict(k=3, objectives=objectives, y_score_b="score_b")
+    whole = _report(scores, train, **kw)
+    served, n = _served(scores), whole["n_items"]
+    key = "serendipity@3"
+    model = whole["objectives"]["accuracy"]["macro"][key]
+    assert model == pytest.approx(_serendipity(served, train, "score", 3, n), rel=0, abs=1e-12)
+    model_b = whole["versus"]["model_b"]["macro"][key]
+    assert model_b == pytest.approx(_serendipity(served, train, "score_b", 3, n), rel=0, abs=1e-12)
+    floor = whole["baselines"]["global_pop"]["macro"][key]
+    want = _serendipity(_floor_scores(served, train), train, "count", 3, n)
+    assert floor == pytest.approx(want, rel=0, abs=1e-12)
+    for rows in (7, 60):
+        parted = _report(scores.lazy(), train, batch_rows=rows, **kw)
+        assert parted["n_items"] == n
+        for a, b in zip(_blocks(whole, objectives), _blocks(parted, objectives), strict=True):
+            assert b["macro"][key] == pytest.approx(a["macro"][key], rel=0, abs=1e-12)
+
+
+def test_serendipity_in_every_view(tmp_path: Path) -> None:
+    scores, train = _example()
+    without = _report(scores, None)
+    assert "serendipity@" not in without.to_json()
+    report = _report(scores, train, y_score_b="score_b")
+    frame = report.to_frame().filter(pl.col("metric") == "serendipity@2")
+    assert frame["subject"].to_list() == ["model", "baseline", "model_b", "versus"]
+    assert frame["ci_low"].is_null().all()
+    html = report.to_html(tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "<td>serendipity@2</td><td>serendipity@2</td><td>higher</td>" in html
+    m = report_metric("serendipity@7")
+    assert m is not None
+    assert (m.family, m.needs, m.direction) == ("coverage", "train", "higher")
+    assert direction("serendipity@7") == "higher"
+
+
+@pytest.mark.spark
+def test_serendipity_on_spark_equals_the_single_machine_report(spark: Any) -> None:
+    import lodestar_polars.spark as lps
+
+    scores, train = _random_log(4, n_lists=30)
+    kw: dict[str, Any] = dict(
+        by="user", item="item", y_true="clicked", y_score="score", k=3,
+        objectives=("accuracy",), n_resamples=20, y_score_b="score_b",
+    )  # fmt: skip
+    local = lp.ranking_report(scores, train=train, **kw)
+    on_spark = lps.ranking_report(
+        spark.createDataFrame(scores.to_arrow()),
+        train=spark.createDataFrame(train.to_arrow()), num_partitions=3, **kw,
+    )  # fmt: skip
+    for a, b in zip(_blocks(on_spark, ("accuracy",)), _blocks(local, ("accuracy",)), strict=True):
+        assert a["macro"]["serendipity@3"] == pytest.approx(
+            b["macro"]["serendipity@3"], rel=0, abs=1e-12
+        )
