@@ -86,7 +86,7 @@ def _partition_grader(
 def _spark_information(
     train: Any, keys: list[str], item: str, spark_frame: type
 ) -> tuple[pl.DataFrame, float]:
-    """``train``'s terms per item (novelty@k, ARP@k, issue 21); a Spark one on the cluster.
+    """``train``'s terms per item (novelty@k, ARP@k, serendipity@k); a Spark one on the cluster.
 
     The table of :func:`~lodestar_polars._report.beyond.information_table`: ``info``,
     ``popularity`` (the share of training users) and ``popularity_rank`` per item, and a

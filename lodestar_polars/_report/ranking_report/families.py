@@ -185,8 +185,8 @@ def micro_keys(k: int) -> list[tuple[str, Literal["hit", "rr", "dcg"], int]]:
 def macro_keys(k: int) -> list[str]:
     """The macro block's keys (the macro and coverage families), in payload order.
 
-    Keys written only with an input (``novelty@k`` with ``train``, ``intra_list_diversity@k``
-    with ``feature``) are left out.
+    Keys written only with an input (``novelty@k``, ARP and serendipity with ``train``,
+    ``intra_list_diversity@k`` with ``feature``) are left out.
     """
     return [m.name(k) for m in report_metrics(k, "macro") if m.needs is None]
 
