@@ -434,3 +434,22 @@ def test_serendipity_on_spark_equals_the_single_machine_report(spark: Any) -> No
         assert a["macro"]["serendipity@3"] == pytest.approx(
             b["macro"]["serendipity@3"], rel=0, abs=1e-12
         )
+
+
+def test_the_cli_gates_read_the_train_keys(tmp_path: Path) -> None:
+    from lodestar_polars._report.cli import run
+
+    scores, train = _example()
+    scores.write_parquet(tmp_path / "scores.parquet")
+    train.write_parquet(tmp_path / "train.parquet")
+    argv = [
+        str(tmp_path / "scores.parquet"), "--by", "user", "--item", "item", "--y-score", "score",
+        "--y-true", "clicked", "--train", str(tmp_path / "train.parquet"), "-k", "2",
+        "--objective", "accuracy", "--n-resamples", "20", "-q",
+    ]  # fmt: skip
+    key = "average_recommended_popularity@2"  # 0.375: no better way, either threshold
+    assert run([*argv, "--fail-above", f"{key}=0.4", "--fail-below", f"{key}=0.3"]) == 0
+    assert run([*argv, "--fail-above", f"{key}=0.3"]) == 1
+    assert run([*argv, "--fail-below", "serendipity@2=0.02"]) == 0  # 1/48
+    assert run([*argv, "--fail-below", "serendipity@2=0.03"]) == 1
+    assert run([*argv[:9], *argv[11:], "--fail-below", "serendipity@2=0.01"]) == 2  # no train
