@@ -111,7 +111,9 @@ def test_only_with_train_and_in_every_view(tmp_path: Path) -> None:
     assert "novelty@2" not in without["objectives"]["accuracy"]["macro"]
     report = _report(scores, train, objectives=("accuracy", "coverage"))
     keys = list(report["objectives"]["coverage"]["macro"])
-    assert keys[-2:] == ["novelty@2", "personalisation@2"]
+    assert keys[-4:] == [
+        "novelty@2", "average_recommended_popularity@2", "serendipity@2", "personalisation@2"
+    ]  # fmt: skip
     frame = report.to_frame().filter(pl.col("metric").is_in(["novelty@2", "personalisation@2"]))
     assert frame.height == 6  # two blocks and the floor
     assert frame["ci_low"].is_null().all()  # coverage metrics carry no interval
@@ -124,7 +126,9 @@ def test_only_with_train_and_in_every_view(tmp_path: Path) -> None:
     assert direction("personalisation@10") == "higher"
     assert report_metric("novelty@5").family == "coverage"  # type: ignore[union-attr]
     names = [m.name(3) for m in report_metrics(3, "macro")]
-    assert names[-3:-1] == ["novelty@3", "personalisation@3"]  # then ILD (with feature)
+    assert names[-5:-1] == [
+        "novelty@3", "average_recommended_popularity@3", "serendipity@3", "personalisation@3"
+    ]  # then ILD (with feature)  # fmt: skip
 
 
 def test_train_without_user_columns_counts_each_row_a_user() -> None:

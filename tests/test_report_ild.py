@@ -223,7 +223,9 @@ def test_only_with_feature_and_in_every_view(tmp_path: Path) -> None:
     assert KEY not in without["objectives"]["accuracy"]["macro"]
     report = _report(scores, train=train, feature="genre", objectives=("accuracy", "coverage"))
     keys = list(report["objectives"]["coverage"]["macro"])
-    assert keys[-3:] == ["novelty@2", "personalisation@2", KEY]
+    assert keys[-5:] == [
+        "novelty@2", "average_recommended_popularity@2", "serendipity@2", "personalisation@2", KEY
+    ]  # fmt: skip
     frame = report.to_frame().filter(pl.col("metric") == KEY)
     assert frame.height == 3  # two blocks and the floor
     assert frame["ci_low"].is_null().all()  # coverage metrics carry no interval

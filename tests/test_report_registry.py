@@ -62,7 +62,10 @@ def test_the_payload_keys_are_the_registrys_and_the_seeds(k: int) -> None:
     macro = [m.name(k) for m in report_metrics(k, "macro") if m.needs is None]
     assert micro == SEED_MICRO[k]
     assert macro == _seed_macro(k)
-    beyond = [f"novelty@{k}", f"personalisation@{k}"]  # issue 21: written with train
+    beyond = [  # issue 21: written with train
+        f"novelty@{k}", f"average_recommended_popularity@{k}", f"serendipity@{k}",
+        f"personalisation@{k}",
+    ]  # fmt: skip
     ild = [f"intra_list_diversity@{k}"]  # issue 21: written with feature
     assert [m.name(k) for m in report_metrics(k, "macro")] == macro + beyond + ild
     for block in [*report["objectives"].values(), report["baselines"]["global_pop"]]:
@@ -74,12 +77,13 @@ def test_the_payload_keys_are_the_registrys_and_the_seeds(k: int) -> None:
 
 
 def test_every_key_has_one_direction_and_direction_reads_it() -> None:
-    """gini is lower-is-better, every other key higher; direction() answers the same, any case."""
+    """gini is lower-is-better, ARP neither way, every other key higher; direction() agrees."""
     lower = {"gini"}
+    neither = {"average_recommended_popularity@{k}"}  # as lp.evaluate's arp
     for k in (1, 3, 10, 100):
         for m in report_metrics(k):
             name = m.name(k)
-            want = "lower" if m.key in lower else "higher"
+            want = None if m.key in neither else "lower" if m.key in lower else "higher"
             assert m.direction == want, name
             assert direction(name) == want, name
             assert direction(name.upper()) == want, name

@@ -37,7 +37,8 @@ class ReportMetric:
     family: ReportFamily
     summary: str
     """What it is, as docs/report.md's table says it."""
-    higher_is_better: bool
+    higher_is_better: bool | None
+    """None where neither way is better (ARP, as :func:`lodestar_polars.evaluate`'s ``arp``)."""
     label: str
     """The name a table or chart shows (``"NDCG@{k}"``, ``"Gini"``)."""
     value_range: Range
@@ -59,8 +60,10 @@ class ReportMetric:
         return "value" if self.family == "value" else "macro"
 
     @property
-    def direction(self) -> Direction:
-        """``"higher"`` or ``"lower"``: which way it is better."""
+    def direction(self) -> Direction | None:
+        """``"higher"`` or ``"lower"``: which way it is better; None where neither is (ARP)."""
+        if self.higher_is_better is None:
+            return None
         return _way(higher_is_better=self.higher_is_better)
 
     def name(self, k: int) -> str:
@@ -165,6 +168,29 @@ REPORT_METRICS: tuple[ReportMetric, ...] = (
         value_range=NON_NEGATIVE,
         needs="train",
     ),
+    # ARP has no better way (a popular list is neither good nor bad), as lp.evaluate's arp
+    ReportMetric(
+        key="average_recommended_popularity@{k}",
+        family="coverage",
+        summary="mean training popularity `p` of the top k, `p` the share of training users "
+        "with the item (`lp.average_recommended_popularity`; a cold item 0), averaged over "
+        "lists (with `train`)",
+        higher_is_better=None,
+        label="ARP@{k}",
+        value_range=UNIT,
+        needs="train",
+    ),
+    ReportMetric(
+        key="serendipity@{k}",
+        family="coverage",
+        summary="RecTools' serendipity of the top k (`lp.serendipity`): the graded positives' "
+        "`max(r − pos, 0) / N` over the top's size, `r` the item's dense popularity rank in "
+        "training (a cold item `N + 1`), `N` the scores' items, averaged over lists (with `train`)",
+        higher_is_better=True,
+        label="serendipity@{k}",
+        value_range=UNIT,
+        needs="train",
+    ),
     ReportMetric(
         key="personalisation@{k}",
         family="coverage",
@@ -236,10 +262,10 @@ def report_metrics(
     --------
     >>> [m.name(5) for m in report_metrics(5, "micro")]
     ['hit@1', 'hit@5', 'mrr@5', 'ndcg@5']
-    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-5:-3]
+    >>> [(m.name(10), m.direction) for m in report_metrics(10, "macro")][-7:-5]
     [('entropy', 'higher'), ('gini', 'lower')]
     >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "train"]
-    ['novelty@10', 'personalisation@10']
+    ['novelty@10', 'average_recommended_popularity@10', 'serendipity@10', 'personalisation@10']
     >>> [m.name(10) for m in report_metrics(10, "macro") if m.needs == "feature"]
     ['intra_list_diversity@10']
     """

@@ -155,6 +155,6 @@ def report_table() -> str:
     for m in REPORT_METRICS:
         lines.append(
             f"| `{m.key}` | {family[m.family]} | {m.summary} | `{m.label}` | {m.value_range} "
-            f"| {m.direction} |"
+            f"| {m.direction or 'neither'} |"
         )
     return "\n".join(lines)

@@ -192,12 +192,15 @@ def _gates_of(args: argparse.Namespace) -> list[tuple[_gates.Gate, str]]:
     ``--fail-if-worse`` reads the bootstrap's model-minus-floor interval, so it needs the
     floor (``--train``) and a metric with an interval (the accuracy family).
     """
+    from lodestar_polars._registry import report_metrics
     from lodestar_polars._report.ranking_report import macro_keys, micro_keys
     from lodestar_polars._report.value import value_keys
 
     gates = _gates.parse(args.fail_if_worse, args.fail_below, args.fail_above)
     micro = [name for name, _, _ in micro_keys(args.k)]
     keys = micro + macro_keys(args.k) + (value_keys(args.k) if args.value else [])
+    if args.train is not None:  # novelty@k, ARP@k, serendipity@k, personalisation@k
+        keys += [m.name(args.k) for m in report_metrics(args.k, "macro") if m.needs == "train"]
     keys += [f"intra_list_diversity@{args.k}"] if args.feature else []
     out = []
     for flag in (A_AHEAD, B_AHEAD):

@@ -191,7 +191,7 @@ def memory_block_b(
 ) -> Block | None:
     """Model B's block on the whole-frame path (None without ``y_score_b``).
 
-    ``information``: per item id, ``train``'s self-information (novelty and personalisation);
+    ``information``: per item id, ``train``'s terms (novelty, ARP, serendipity, ...);
     ``features``: per candidate row, the item's feature (intra-list diversity).
     """
     if score_b_values is None:

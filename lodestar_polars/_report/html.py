@@ -98,8 +98,11 @@ def _display(metric: str) -> str:
 
 
 def _direction(metric: str) -> str:
+    """The registry's direction of a payload key; ``neither`` where no way is better (ARP)."""
     found = report_metric(metric)
-    return "" if found is None else found.direction
+    if found is None:
+        return ""
+    return found.direction or "neither"
 
 
 def _check(payload: object) -> Mapping[str, Any]:

@@ -57,8 +57,6 @@ from lodestar_polars._report.parts_merge import (
     _TRUTH_ITEM,
     _TRUTH_VALUE,
     MODEL_B,
-    NOVELTY_SUM,
-    SERVED,
     _BlockSums,
     _keep_problem,
     _merge,
@@ -314,12 +312,12 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
         sums.miss.append(terms.miss)
         sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
         sums.hit_sum.append(weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids))
-        if ctx.information is not None:  # issue 21: novelty and personalisation, as sums
+        if ctx.information is not None:  # issue 21: novelty, ARP, serendipity, ..., as sums
             assert terms.top is not None
             info = information_on(g.items, item, ctx.information)
-            nov, served, by_cut = beyond_sums(g, terms.top, info, kk)
+            beyond, by_cut = beyond_sums(g, terms.top, info, kk, terms.bounds)
             sums.by_cut.append(by_cut)
-            for key, add in ((NOVELTY_SUM, nov), (SERVED, float(served))):
+            for key, add in beyond.items():
                 sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
         if feats is not None:  # issue 21: intra-list diversity, as sums
             assert terms.top is not None

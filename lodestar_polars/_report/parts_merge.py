@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._registry import report_metrics
-from lodestar_polars._report.beyond import ByCut, beyond_from_sums
+from lodestar_polars._report.beyond import BEYOND_SUMS, ByCut, beyond_from_sums
 from lodestar_polars._report.diversity import ILD_SERVED, ILD_SUM, ild_from_sums
 from lodestar_polars._report.extras import build_extras
 from lodestar_polars._report.ranking_report import (
@@ -39,7 +39,6 @@ from lodestar_polars._report.ranking_report import (
 _TRUTH_ITEM = "__lp_truth_item"
 _GROUP = "__lp_group"
 _TRUTH_VALUE = "__lp_truth_value"
-NOVELTY_SUM, SERVED = "__lp_novelty_sum", "__lp_served"  # issue 21: scalar sums (with train)
 MODEL_B = "__lp_model_b"  # model B's block (issue 21), ranked by the primary block's transform
 
 
@@ -264,13 +263,10 @@ def _merge(
             held = float(hit_count[tail].sum())
             tail_hit = float(hit_sum[tail].sum()) / held if held > 0 else None
         computed = summarise(hit_count, hit_sum, tail_hit, terms)
-        if sums.by_cut:  # issue 21, with train: novelty and personalisation from their sums
-            computed.update(
-                beyond_from_sums(
-                    sums.micro_sum[NOVELTY_SUM], int(sums.micro_sum[SERVED]),
-                    _cuts_gathered(sums.by_cut, terms_ids, n_items),
-                )
-            )  # fmt: skip
+        if sums.by_cut:  # issue 21, with train: novelty, ARP, ... from their sums
+            beyond = {k: v for k, v in sums.micro_sum.items() if k in BEYOND_SUMS}
+            cuts = _cuts_gathered(sums.by_cut, terms_ids, n_items)
+            computed.update(beyond_from_sums(beyond, cuts, n_items))
         if ILD_SUM in sums.micro_sum:  # issue 21, with feature: intra-list diversity
             computed.update(ild_from_sums(sums.micro_sum[ILD_SUM], int(sums.micro_sum[ILD_SERVED])))
         macro = {

@@ -86,7 +86,12 @@ def _partition_grader(
 def _spark_information(
     train: Any, keys: list[str], item: str, spark_frame: type
 ) -> tuple[pl.DataFrame, float]:
-    """``train``'s self-information per item (novelty@k, issue 21); a Spark one on the cluster."""
+    """``train``'s terms per item (novelty@k, ARP@k, serendipity@k); a Spark one on the cluster.
+
+    The table of :func:`~lodestar_polars._report.beyond.information_table`: ``info``,
+    ``popularity`` (the share of training users) and ``popularity_rank`` per item, and a
+    cold item's ``info``.
+    """
     from lodestar_polars._report.beyond import information_table
 
     if not isinstance(train, spark_frame):
@@ -108,7 +113,14 @@ def _spark_information(
     assert isinstance(frame, pl.DataFrame)
     n = max(int(n_users), 1)
     share = pl.col("u").cast(pl.Float64) / n
-    return frame.select(item, (-share.log(2.0)).alias("info")), float(np.log2(n))
+    rank = pl.col("u").rank("dense", descending=True).cast(pl.Float64)
+    table = frame.select(
+        item,
+        (-share.log(2.0)).alias("info"),
+        share.alias("popularity"),
+        rank.alias("popularity_rank"),
+    )
+    return table, float(np.log2(n))
 
 
 def _spark_popularity(

@@ -185,8 +185,8 @@ def micro_keys(k: int) -> list[tuple[str, Literal["hit", "rr", "dcg"], int]]:
 def macro_keys(k: int) -> list[str]:
     """The macro block's keys (the macro and coverage families), in payload order.
 
-    Keys written only with an input (``novelty@k`` with ``train``, ``intra_list_diversity@k``
-    with ``feature``) are left out.
+    Keys written only with an input (``novelty@k``, ARP and serendipity with ``train``,
+    ``intra_list_diversity@k`` with ``feature``) are left out.
     """
     return [m.name(k) for m in report_metrics(k, "macro") if m.needs is None]
 
@@ -210,6 +210,7 @@ class Terms:
     covered: npt.NDArray[np.bool_]  # per item id: surely in some top k
     miss: FloatArray  # per item id: prod (1 - p)^w over the rows straddling k
     top: FloatArray | None = None  # per candidate row: P(in its list's top k)
+    bounds: tuple[IntArray, IntArray] | None = None  # per graded list: its truth row's (b, t)
 
 
 def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
@@ -243,7 +244,7 @@ def block_terms(g: Graded, values: ScoreArray, k: int) -> Terms:
     ids, pc, w = g.item_id[chance], p[chance], g.weight[g.list_id[chance]]
     exposure = weighted_count(ids, weights=w * pc, minlength=g.n_catalogue)
     covered, miss = coverage_terms(ids, pc, w, g.n_catalogue)
-    return Terms(per_list, exposure, covered, miss, p)
+    return Terms(per_list, exposure, covered, miss, p, (gb, gt))
 
 
 def summarise(
@@ -270,13 +271,14 @@ def score_block(
     values: ScoreArray,
     k: int,
     tail: npt.NDArray[np.bool_],
-    information: FloatArray | None = None,
+    information: Any = None,
     features: Any = None,
 ) -> Block:
     """Micro and macro families of the ranking by ``values`` (one per candidate row).
 
-    ``information``: per item id, its self-information against ``train``'s popularity; with
-    it, the coverage family's ``novelty@k`` and ``personalisation@k`` (``_report/beyond.py``).
+    ``information``: per item id, its self-information and popularity against ``train``
+    (``_report/beyond.py``'s ``TrainItems``); with it, the coverage family's ``novelty@k``,
+    ``average_recommended_popularity@k``, ``serendipity@k`` and ``personalisation@k``.
     ``features``: per candidate row, the item's feature (``_report/diversity.py``); with it,
     ``intra_list_diversity@k``.
     """
@@ -295,7 +297,7 @@ def score_block(
         from lodestar_polars._report.beyond import beyond_family
 
         assert terms.top is not None
-        computed.update(beyond_family(g, terms.top, information, k))
+        computed.update(beyond_family(g, terms.top, information, k, terms.bounds))
     if features is not None:
         from lodestar_polars._report.diversity import ild_family
 

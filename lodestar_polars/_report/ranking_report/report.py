@@ -165,7 +165,8 @@ def ranking_report(
     train : polars.DataFrame or polars.LazyFrame, default=None
         Training interactions with an ``item`` column (one row per positive):
         the popularity floor, the tail rule's popularity, and the coverage
-        family's ``novelty@k`` and ``personalisation@k`` (docs/report.md).
+        family's ``novelty@k``, ``average_recommended_popularity@k``,
+        ``serendipity@k`` and ``personalisation@k`` (docs/report.md).
     popularity : polars.DataFrame or polars.LazyFrame, default=None
         An already fitted floor: ``item`` and ``popularity`` (non-negative)
         columns.  Pass it or ``train``, not both.
