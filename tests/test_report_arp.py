@@ -136,7 +136,7 @@ def _enumerated(served: pl.DataFrame, train: pl.DataFrame, y_score: str, k: int)
             top = order[: min(k, len(s))]
             values.append(sum(p[i] for i in top) / len(top))
         per_list.append(sum(values) / len(values))
-    return sum(per_list) / len(per_list)
+    return float(sum(per_list) / len(per_list))
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
@@ -328,7 +328,7 @@ def _serendipity_enumerated(
             terms = [rel[i] * max(r[i] - (pos + 1), 0) / n_items for pos, i in enumerate(top)]
             values.append(sum(terms) / len(top))
         per_list.append(sum(values) / len(values))
-    return sum(per_list) / len(per_list)
+    return float(sum(per_list) / len(per_list))
 
 
 def test_serendipity_hand_arithmetic_k2() -> None:
