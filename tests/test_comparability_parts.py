@@ -69,12 +69,11 @@ def _no_whole() -> Any:
     raise AssertionError(msg)
 
 
-@pytest.mark.parametrize("layout", ["grouped", "shuffled", "auto"])
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("multi_positive", ["each", "first"])
 @pytest.mark.parametrize("integer", [False, True])
 def test_the_state_from_parts_is_the_whole_fit(
-    layout: Any, multi_positive: str, *, shuffle: bool, integer: bool
+    multi_positive: str, *, shuffle: bool, integer: bool
 ) -> None:
     log = _log(3, integer=integer, shuffle=shuffle)
     if integer:  # string items
@@ -83,8 +82,7 @@ def test_the_state_from_parts_is_the_whole_fit(
     whole = _fit_lazy(lazy, ["list"], "item", "score", "clicked", multi_positive)
     parted = fit_lazy_in_parts(
         lazy, ["list"], "item", "score", "clicked", multi_positive, total=log.height,
-        part_rows=300, layout="shuffled" if shuffle and layout == "grouped" else layout,
-        temp_dir=None, whole=_no_whole,
+        part_rows=300, temp_dir=None, whole=_no_whole,
     )  # fmt: skip
     assert parted == whole
     assert parted.table.equals(whole.table)
@@ -92,8 +90,8 @@ def test_the_state_from_parts_is_the_whole_fit(
     assert (parted.n_lists, parted.quantile_levels) == (whole.n_lists, whole.quantile_levels)
 
 
-@pytest.mark.parametrize("layout", ["shuffled", "auto"])
-def test_equal_zeros_of_two_signs_keep_the_whole_fits_order(layout: Any) -> None:
+@pytest.mark.parametrize("part_rows", [300, 10_000])
+def test_equal_zeros_of_two_signs_keep_the_whole_fits_order(part_rows: int) -> None:
     # -0.0 == 0.0: only here could a part's row order show, in a quantile's sign (a part
     # keeps the input's order as read; one holding signed zeros is also sorted back into it)
     log = _log(5, shuffle=True).with_columns(
@@ -106,7 +104,7 @@ def test_equal_zeros_of_two_signs_keep_the_whole_fits_order(layout: Any) -> None
     whole = _fit_lazy(lazy, ["list"], "item", "score", "clicked", "each")
     parted = fit_lazy_in_parts(
         lazy, ["list"], "item", "score", "clicked", "each", total=log.height,
-        part_rows=300, layout=layout, temp_dir=None, whole=_no_whole,
+        part_rows=part_rows, temp_dir=None, whole=_no_whole,
     )  # fmt: skip
     assert parted.table.equals(whole.table)
     signs = [np.signbit(q).tolist() for q in whole.table["quantiles"].to_list()]
@@ -127,7 +125,7 @@ def test_a_problem_is_fitted_whole_for_its_sentence() -> None:
     with pytest.raises(ValueError, match="fit_comparability: scores must be finite"):
         fit_lazy_in_parts(
             log.lazy(), ["list"], "item", "score", "clicked", "each", total=log.height,
-            part_rows=300, layout="auto", temp_dir=None, whole=whole,
+            part_rows=300, temp_dir=None, whole=whole,
         )  # fmt: skip
     assert calls == [1]
 
@@ -160,3 +158,70 @@ def test_the_report_in_parts_fits_its_state_in_parts(
     assert a["baselines"]["global_pop"]["micro"] == b["baselines"]["global_pop"]["micro"]
     assert a["uncertainty"] == b["uncertainty"]
     _same(a, b)
+
+
+@pytest.mark.parametrize("multi_positive", ["each", "first"])
+def test_without_quantiles_the_counts_are_the_whole_fits(multi_positive: str) -> None:
+    # the report without percentile=True reads no quantile: the fit skips their pass
+    log = _log(7, shuffle=True)
+    whole = _fit_lazy(log.lazy(), ["list"], "item", "score", "clicked", multi_positive)
+    counts = fit_lazy_in_parts(
+        log.lazy(), ["list"], "item", "score", "clicked", multi_positive, total=log.height,
+        part_rows=300, temp_dir=None, whole=_no_whole, quantiles=False,
+    )  # fmt: skip
+    assert counts.quantile_levels == ()
+    assert counts.table["quantiles"].to_list() == [[]] * whole.table.height
+    assert counts.table.drop("quantiles").equals(whole.table.drop("quantiles"))
+    assert (counts.n_lists, counts.n_dropped) == (whole.n_lists, whole.n_dropped)
+    new = log.head(30)
+    for objective in ("coverage", "balanced"):  # the discount reads the counts only
+        assert lp.transform_for_objective(
+            new, objective, counts, by="list", item="item", y_score="score"
+        ).equals(
+            lp.transform_for_objective(
+                new, objective, whole, by="list", item="item", y_score="score"
+            )
+        )
+    with pytest.raises(ValueError, match="percentile ranking reads the items' score quantiles"):
+        lp.transform_for_objective(
+            new, "accuracy", counts, by="list", item="item", y_score="score", percentile=True
+        )
+
+
+@pytest.mark.parametrize("column", ["list", "item", "score", "clicked"])
+def test_a_null_is_fitted_whole(column: str) -> None:
+    log = _log(2).with_columns(
+        pl.when(pl.int_range(pl.len()) == 500).then(None).otherwise(pl.col(column)).alias(column)
+    )
+    calls: list[int] = []
+
+    def whole() -> Any:
+        calls.append(1)
+        return lp.ComparabilityState(
+            pl.DataFrame(), quantile_levels=[], item_column="item", n_lists=0, n_dropped=0
+        )
+
+    fit_lazy_in_parts(
+        log.lazy(), ["list"], "item", "score", "clicked", "each", total=log.height,
+        part_rows=300, temp_dir=None, whole=whole,
+    )  # fmt: skip
+    assert calls == [1]
+
+
+def test_a_percentile_report_in_parts_fits_the_quantiles(monkeypatch: Any) -> None:
+    log = _log(4, shuffle=True)
+    kw: dict[str, Any] = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=50,
+        objectives=("accuracy",), percentile=True,
+    )  # fmt: skip
+    asked: list[bool] = []
+    original = comparability_parts.fit_lazy_in_parts
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs["quantiles"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(comparability_parts, "fit_lazy_in_parts", counted)
+    parts = lp.ranking_report(log.lazy(), batch_rows=400, **kw).to_dict()
+    assert asked == [True]
+    _same(parts, lp.ranking_report(log, **kw).to_dict())

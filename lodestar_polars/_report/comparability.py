@@ -533,6 +533,13 @@ def transform_for_objective(
         return source.with_columns(pl.col(y_score).cast(pl.Float64))  # type: ignore[return-value]
     if state is None:
         raise _no_state(a, shrinkage=shrinkage, percentile=percentile, caller=caller)
+    if percentile and not state.quantile_levels:
+        msg = (
+            f"{caller}: percentile ranking reads the items' score quantiles, and this state "
+            "holds none (it was fitted for the popularity discount and shrinkage only); "
+            "fit it with lp.fit_comparability."
+        )
+        raise ValueError(msg)
     item_dtype = _check_item_dtype(schema, item, caller)
     df = source.lazy().collect() if lazy else source
     assert isinstance(df, pl.DataFrame)

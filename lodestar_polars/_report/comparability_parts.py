@@ -1,20 +1,24 @@
-"""The report's comparability state fitted from a large ``LazyFrame`` in parts (issue 20).
+"""The report's comparability state fitted from a large ``LazyFrame`` without holding it (issue 20).
 
 :func:`fit_lazy_in_parts` gives the state ``fit_comparability`` gives on the whole log (bit for
-bit: the same table, levels, ``n_lists`` and ``n_dropped``), reading it twice and never whole:
+bit: the same table, levels, ``n_lists`` and ``n_dropped``), never holding the log:
 
-1. in parts of whole lists (:func:`lodestar_polars._report.parts.lazy_parts`, the report's own
-   reading): per list whether it holds a positive, per item its positives and candidates over
-   the graded lists (integer counts, added exactly), the catalogue;
-2. in parts of whole items (partitioned once by a hash of the item into temporary Arrow
-   IPC files, :func:`lodestar_polars._evaluate.partition.hashed_parts`): each item's score
-   quantiles from all of its rows, in the input's order, so that the stable sort of
-   ``fit_comparability``'s quantiles sees the same values in the same order.
+1. the counts, from streaming aggregations of the scan (whatever its row order): per list
+   whether it holds a positive, per item its positives and candidates over the graded lists
+   (integer counts, exact in any order), the catalogue; with ``multi_positive="first"`` each
+   list's first positive in the input's order (its row number's minimum);
+2. only when ``quantiles`` is asked for (the report's ``percentile=True``): in parts of whole
+   items (partitioned once by a hash of the item into temporary Arrow IPC files,
+   :func:`lodestar_polars._evaluate.partition.hashed_parts`), each item's score quantiles from
+   all of its rows, in the input's order, so that the stable sort of ``fit_comparability``'s
+   quantiles sees the same values in the same order. Without them the state holds no levels and
+   empty quantile lists: the popularity discount and shrinkage read only the counts.
 
 An item's quantiles need every one of its scores (an exact quantile does not merge from
 per-part summaries), so the second pass holds at most one part of whole items. A log with a
-problem (a null, a non-finite score, an item twice in a list, a bad dtype) is fitted whole, so
-that the refusal is ``fit_comparability``'s own sentence.
+null or a non-finite score, or a bad dtype, is fitted whole, so that the refusal is
+``fit_comparability``'s own sentence. An item twice in a list is not looked for here: the
+report's grading refuses it in its own words before any block reads the state.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._evaluate.parted import _release_freed_memory
-from lodestar_polars._evaluate.partition import Layout, hashed_parts
+from lodestar_polars._evaluate.partition import hashed_parts
 from lodestar_polars._report.comparability_checks import _check_item_dtype, _check_score_dtype
 from lodestar_polars._report.comparability_quantiles import _quantiles, item_ids, values_order_free
 from lodestar_polars._report.comparability_state import ComparabilityState, _table_schema
@@ -34,47 +38,53 @@ from lodestar_polars._report.comparability_state import ComparabilityState, _tab
 FIT = "fit_comparability"
 _ROWNO = "__lp_fit_row"
 _FLAG = "__lp_fit_truth"
+_GRADED = "__lp_fit_graded"
+_BAD = "__lp_fit_bad"
 
 
-class _Problem(Exception):
-    """A part holds what ``fit_comparability`` refuses: fit the log whole for its sentence."""
-
-
-def _flag(truth: str, mp: str, keys: list[str]) -> pl.Expr:
-    """The truth flag the report's fit reads (``_fit_lazy``'s): the first positive with 'first'."""
+def _counts(
+    typed: pl.LazyFrame, keys: list[str], item: str, score: str, truth: str, mp: str
+) -> tuple[int, int, pl.DataFrame] | None:
+    """(lists, graded lists, per-item counts over the catalogue); None on a problem."""
     flag = pl.col(truth).cast(pl.Boolean)
-    if mp == "first":  # the first positive of each list, in input order
-        flag = flag & (flag.cast(pl.Int64).cum_sum().over(keys) == 1)
-    return flag.alias(_FLAG)
-
-
-def _list_terms(
-    part: pl.DataFrame, keys: list[str], item: str, score: str, flag: pl.Expr, *, first: bool
-) -> tuple[int, int, pl.DataFrame, pl.Series]:
-    """One part of whole lists: (lists, graded lists, per-item counts, its items).
-
-    ``first``: the flag reads the input's order (``multi_positive="first"``), so the part,
-    whose rows a hashed layout may have reordered, is put back in it.
-    """
-    df = (part.sort(_ROWNO) if first else part).select(*keys, item, score, flag)
-    nulls = df.select(pl.any_horizontal(pl.all().is_null().any())).item()
-    if nulls or not df[score].is_finite().all():
-        raise _Problem
-    per_list = df.group_by(keys).agg(
-        pl.len().alias("__lp_n"),
-        pl.col(item).n_unique().alias("__lp_u"),
-        pl.col(_FLAG).any().alias("__lp_graded"),
-    )
-    if per_list.filter(pl.col("__lp_n") != pl.col("__lp_u")).height:  # an item twice
-        raise _Problem
-    graded = per_list.filter(pl.col("__lp_graded")).select(keys)
-    # every list graded (the usual log): no join to keep their rows
-    graded_rows = df if graded.height == per_list.height else df.join(graded, on=keys, how="semi")
-    counts = graded_rows.group_by(item).agg(
-        pl.col(_FLAG).sum().cast(pl.Int64).alias("n_positive"),
+    streaming: Any = {"engine": "streaming"}
+    bad = pl.any_horizontal(
+        *(pl.col(k).is_null() for k in keys), pl.col(score).is_null(),
+        ~pl.col(score).is_finite(), pl.col(truth).is_null(),
+    ).any()  # fmt: skip
+    # one row per item, over every list: the catalogue, and the problems
+    every = typed.group_by(item).agg(
+        flag.sum().cast(pl.Int64).alias("n_positive"),
         pl.len().cast(pl.Int64).alias("n_candidate"),
+        bad.alias(_BAD),
     )
-    return per_list.height, graded.height, counts, df[item].unique()
+    lists = typed.group_by(keys).agg(flag.any().alias(_GRADED))
+    per_item, per_list = pl.collect_all([every, lists], **streaming)
+    if per_item[item].null_count() or per_item[_BAD].any():
+        return None
+    n_all = per_list.height
+    graded = per_list.filter(_GRADED)
+    per_item = per_item.drop(_BAD)
+    if graded.height < n_all:  # the counts over the graded lists only
+        kept = typed.join(graded.lazy().select(keys), on=keys, how="semi")
+        counted = kept.group_by(item).agg(
+            flag.sum().cast(pl.Int64).alias("n_positive"),
+            pl.len().cast(pl.Int64).alias("n_candidate"),
+        )
+        per_item = per_item.select(item).join(counted.collect(**streaming), on=item, how="left")
+    if mp == "first":  # each graded list's first positive, in input order
+        first = (
+            typed.filter(flag)
+            .group_by(keys)
+            .agg(pl.col(item).sort_by(_ROWNO).first())
+            .group_by(item)
+            .agg(pl.len().cast(pl.Int64).alias("n_positive"))
+        )
+        per_item = per_item.drop("n_positive").join(
+            first.collect(**streaming), on=item, how="left"
+        )
+    per_item = per_item.sort(item).fill_null(0).select(item, "n_positive", "n_candidate")
+    return n_all, graded.height, per_item
 
 
 def _item_quantiles(part: pl.DataFrame, item: str, score: str, levels: Any) -> pl.DataFrame:
@@ -88,70 +98,10 @@ def _item_quantiles(part: pl.DataFrame, item: str, score: str, levels: Any) -> p
     )
 
 
-def fit_lazy_in_parts(
-    lazy: pl.LazyFrame,
-    keys: list[str],
-    item: str,
-    score: str,
-    truth: str,
-    mp: str,
-    *,
-    total: int,
-    part_rows: int,
-    layout: Layout,
-    temp_dir: str | None,
-    whole: Callable[[], ComparabilityState],
-    n_quantiles: int = 100,
-) -> ComparabilityState:
-    """The report's comparability state of ``lazy``, read in parts (``whole()`` on a problem)."""
-    from lodestar_polars._report.parts import lazy_parts
-
-    schema = lazy.collect_schema()
-    try:
-        item_dtype = _check_item_dtype(schema, item, FIT)
-        _check_score_dtype(schema, score, FIT)
-    except ValueError:
-        return whole()
-    typed = lazy.select(
-        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), pl.col(truth)
-    ).with_row_index(_ROWNO)
-    flag = _flag(truth, mp, keys)
-    n_all = n_graded = 0
-    counts: list[pl.DataFrame] = []
-    items: list[pl.Series] = []
-    try:
-        for part, restart in lazy_parts(typed, keys, total, part_rows, layout, temp_dir):
-            if restart:
-                n_all = n_graded = 0
-                counts, items = [], []
-                continue
-            assert part is not None
-            if part.height:
-                lists, graded, per_item, seen = _list_terms(
-                    part, keys, item, score, flag, first=mp == "first"
-                )
-                n_all, n_graded = n_all + lists, n_graded + graded
-                counts.append(per_item)
-                items.append(seen)
-            del part
-            _release_freed_memory()
-    except _Problem:
-        return whole()
-    if not items:
-        return whole()
-    catalogue = pl.concat(items).unique().sort()
-    per_item = (
-        pl.DataFrame({item: catalogue})
-        .join(
-            pl.concat(counts).group_by(item).agg(pl.col("n_positive", "n_candidate").sum()),
-            on=item,
-            how="left",
-        )
-        .sort(item)
-        .fill_null(0)
-    )
-    levels = np.linspace(0.0, 1.0, int(n_quantiles) + 1)
-    n_parts = max(1, -(-total // part_rows))
+def _all_quantiles(
+    typed: pl.LazyFrame, item: str, score: str, levels: Any, n_parts: int, temp_dir: str | None
+) -> pl.Series:
+    """Each item's quantiles, sorted by item, from parts of whole items."""
     quantiles: list[pl.DataFrame] = []
     by_item = typed.select(_ROWNO, item, score)
     if n_parts == 1:
@@ -166,7 +116,50 @@ def fit_lazy_in_parts(
                 _release_freed_memory()
         finally:
             hashed.close()
-    quants = pl.concat(quantiles).sort(item)
+    return pl.concat(quantiles).sort(item)["quantiles"]
+
+
+def fit_lazy_in_parts(
+    lazy: pl.LazyFrame,
+    keys: list[str],
+    item: str,
+    score: str,
+    truth: str,
+    mp: str,
+    *,
+    total: int,
+    part_rows: int,
+    temp_dir: str | None,
+    whole: Callable[[], ComparabilityState],
+    n_quantiles: int = 100,
+    quantiles: bool = True,
+) -> ComparabilityState:
+    """The report's comparability state of ``lazy``, never held whole (``whole()`` on a problem).
+
+    ``quantiles=False``: no score quantiles (no levels, empty lists), for a report that ranks
+    by no percentile; the counts are the same.
+    """
+    schema = lazy.collect_schema()
+    try:
+        item_dtype = _check_item_dtype(schema, item, FIT)
+        _check_score_dtype(schema, score, FIT)
+    except ValueError:
+        return whole()
+    typed = lazy.select(
+        *keys, pl.col(item).cast(item_dtype), pl.col(score).cast(pl.Float64), pl.col(truth)
+    ).with_row_index(_ROWNO)
+    counted = _counts(typed, keys, item, score, truth, mp)
+    if counted is None or counted[0] == 0:
+        return whole()
+    n_all, n_graded, per_item = counted
+    catalogue = per_item[item]
+    if quantiles:
+        levels = np.linspace(0.0, 1.0, int(n_quantiles) + 1)
+        n_parts = max(1, -(-total // part_rows))
+        quants = _all_quantiles(typed, item, score, levels, n_parts, temp_dir)
+    else:
+        levels = np.zeros(0)
+        quants = pl.Series([[]] * catalogue.len(), dtype=pl.List(pl.Float64))
     n_pos = per_item["n_positive"].to_numpy()
     n_cand = per_item["n_candidate"].to_numpy()
     rate = np.divide(n_pos, n_cand, out=np.zeros(n_pos.size), where=n_cand > 0)
@@ -176,7 +169,7 @@ def fit_lazy_in_parts(
             "n_positive": per_item["n_positive"],
             "n_candidate": per_item["n_candidate"],
             "base_rate": rate,
-            "quantiles": quants["quantiles"],
+            "quantiles": quants,
         },
         schema=_table_schema(item_dtype),
     )

@@ -31,12 +31,18 @@ def _fit_parts(
     truth: str,
     mp: str,
     parted: tuple[int, int, Any, str | None],
+    *,
+    quantiles: bool,
 ) -> Any:
-    """:func:`_fit_lazy`'s state, read in parts (``(total, part_rows, layout, temp_dir)``)."""
+    """:func:`_fit_lazy`'s state, never held whole (``(total, part_rows, layout, temp_dir)``).
+
+    ``quantiles``: the items' score quantiles too (only a percentile block reads them).
+    """
     from lodestar_polars._report.comparability_parts import fit_lazy_in_parts
 
-    total, part_rows, layout, temp_dir = parted
+    total, part_rows, _layout, temp_dir = parted
     return fit_lazy_in_parts(
-        lazy, keys, item, score, truth, mp, total=total, part_rows=part_rows, layout=layout,
+        lazy, keys, item, score, truth, mp, total=total, part_rows=part_rows,
         temp_dir=temp_dir, whole=lambda: _fit_lazy(lazy, keys, item, score, truth, mp),
+        quantiles=quantiles,
     )  # fmt: skip

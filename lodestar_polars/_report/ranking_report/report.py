@@ -435,14 +435,18 @@ def ranking_report(
                 lazy, total, keys=keys, item=item, score=score, truth=truth, groups=groups, mp=mp,
                 kk=kk, names=names, primary=primary, block_alpha=block_alpha,
                 transforms=transforms, state=state,
-                fit=lambda: _fit_parts(lazy, keys, item, score, truth, mp, parted), train=train,
+                fit=lambda: _fit_parts(
+                    lazy, keys, item, score, truth, mp, parted, quantiles=percentile
+                ), train=train,
                 popularity=popularity, tail_share=tail_share, shrink=shrink, strength=strength,
                 percentile=percentile, n_resamples=n_resamples,
                 confidence_level=confidence_level, seed=seed, part_rows=limit, layout=lay,
                 temp_dir=temp, progress=progress_callback(progress), value=value_name,
                 score_b=score_b, feature=feature_name,
                 fit_b=None if score_b is None
-                else lambda: _fit_parts(lazy, keys, item, score_b, truth, mp, parted),
+                else lambda: _fit_parts(
+                    lazy, keys, item, score_b, truth, mp, parted, quantiles=percentile
+                ),
             )  # fmt: skip
     tick = progress_callback(progress, step="step")
     g, base = _grade(
