@@ -80,9 +80,7 @@ def _counts(
             .group_by(item)
             .agg(pl.len().cast(pl.Int64).alias("n_positive"))
         )
-        per_item = per_item.drop("n_positive").join(
-            first.collect(**streaming), on=item, how="left"
-        )
+        per_item = per_item.drop("n_positive").join(first.collect(**streaming), on=item, how="left")
     per_item = per_item.sort(item).fill_null(0).select(item, "n_positive", "n_candidate")
     return n_all, graded.height, per_item
 
