@@ -24,7 +24,7 @@ is the child's ``VmHWM``, as in bench/out_of_core.py):
 * ``report-whole``: the same call with ``batch_rows`` above the rows: the scan collected whole,
   the path every ``LazyFrame`` took before the parts;
 * ``report-state``: ``report`` with the comparability state given (fitted and saved by the
-  parent), so that no ``fit_comparability`` collects the scan.
+  parent), so that the report does not fit it from the scan.
 
 Usage: ``python bench/report.py [--lists 100000] [--items 100] [--clusters 10000] [--reps 2]
 [--lazy [--calls evaluate,report,report-whole,report-state]]`` (``evaluate`` first: the

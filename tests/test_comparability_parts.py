@@ -225,3 +225,34 @@ def test_a_percentile_report_in_parts_fits_the_quantiles(monkeypatch: Any) -> No
     parts = lp.ranking_report(log.lazy(), batch_rows=400, **kw).to_dict()
     assert asked == [True]
     _same(parts, lp.ranking_report(log, **kw).to_dict())
+
+
+@pytest.mark.parametrize("graded", ["some", "every"])
+@pytest.mark.parametrize("multi_positive", ["each", "first"])
+@pytest.mark.parametrize("n_keys", [1, 2])
+def test_the_counts_of_graded_lists_by_one_key_or_two(
+    n_keys: int, multi_positive: str, graded: str
+) -> None:
+    # the counts read only the rows of a graded list (a hash set of one key, a semi join of
+    # two); the lists are counted from the other rows only when there are some
+    log = _log(9, shuffle=True).with_columns(half=pl.col("list") // 2, odd=pl.col("list") % 2)
+    if graded == "every":
+        log = log.filter(pl.col("clicked").any().over("list"))
+    else:  # and an item seen in ungraded lists only: in the catalogue, with no count
+        extra = log.head(3).with_columns(
+            (pl.col(["list", "half"]) * 0 - 1), odd=pl.col("odd") * 0 + 1,
+            item=pl.col("item") * 0 + 99 + pl.int_range(pl.len()).cast(log.schema["item"]),
+            clicked=pl.lit(False),
+        )  # fmt: skip
+        log = pl.concat([log, extra])
+    keys = ["list"] if n_keys == 1 else ["half", "odd"]
+    whole = _fit_lazy(log.lazy(), keys, "item", "score", "clicked", multi_positive)
+    parted = fit_lazy_in_parts(
+        log.lazy(), keys, "item", "score", "clicked", multi_positive, total=log.height,
+        part_rows=300, temp_dir=None, whole=_no_whole,
+    )  # fmt: skip
+    assert parted.table.equals(whole.table)
+    assert (parted.n_lists, parted.n_dropped) == (whole.n_lists, whole.n_dropped)
+    assert (parted.n_dropped == 0) == (graded == "every")
+    if graded == "some":
+        assert whole.table.filter(pl.col("item") == 99)["n_candidate"].item() == 0
