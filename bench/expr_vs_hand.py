@@ -61,7 +61,8 @@ def expressions(*, parts: bool) -> dict[str, Callable[[], object]]:
         gain, _ = terms._gain("rel", "linear", "ndcg")
         score = as_score("score")
         out["rules"] = metric.refused
-        out["tie-averaged DCG"] = lambda: terms._over_group(
+        out["tie-averaged DCG"] = lambda: terms.tie_averaged_dcg(gain, score, k=10, log_base=2.0)
+        out["rows' DCG (before)"] = lambda: terms._over_group(
             gain, score, lambda _: terms._tie_averaged_dcg(2.0, 10)
         )
         out["ideal DCG"] = lambda: ideal._group_ideal_dcg(gain, k=10)
@@ -69,7 +70,16 @@ def expressions(*, parts: bool) -> dict[str, Callable[[], object]]:
     return out
 
 
-OPERATIONS = ("sort", "search_sorted", "filter", "rank", "implode", "int_range", "list.eval")
+OPERATIONS = (
+    "sort",
+    "search_sorted",
+    "filter",
+    "rank",
+    "implode",
+    "int_range",
+    "list.eval",
+    "replace_strict",
+)
 
 
 def plan_counts(expr: object) -> str:
@@ -119,9 +129,21 @@ def run(rows: int, rounds: int, *, parts: bool) -> None:
             wall = statistics.median(a[1] / b[1] for a, b in zip(own, hand, strict=True))
             cells.append(f"{cpu:.2f}× / {wall:.2f}×")
         print(f"| {shape} | {layout} | " + " | ".join(cells) + " |")
+    tiny = pl.DataFrame({"query": [1, 1], "rel": [1, 0], "score": [0.3, 0.2]})
+    print("\nfixed cost of a call (a 2-row frame, best of 20, the expression built each time):")
+    for name, make in exprs.items():
+        best = min(_timed(lambda make=make: tiny.group_by("query").agg(make())) for _ in range(20))
+        print(f"- {name}: {1000 * best:.2f} ms")
     print("\nper-group operations in each plan:")
     for name, make in exprs.items():
         print(f"- {name}: {plan_counts(make())}")
+
+
+def _timed(call: Callable[[], object]) -> float:
+    """Wall seconds of one call."""
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":

@@ -1085,3 +1085,100 @@ def test_long_tied_groups_match_scikit_learn(k: int | None) -> None:
         t, s = rows["rel"].to_numpy()[None, :], rows["score"].to_numpy()[None, :]
         want = (ndcg_score(t, s, k=k), dcg_score(t, s, k=k, log_base=3))
         assert got[q] == pytest.approx(want, rel=1e-12, abs=1e-12), (q, got[q], want)
+
+
+def test_tie_pattern_weights_by_hand() -> None:
+    """k = 3: each pattern's weights are the mean discounts of its blocks, by hand."""
+    from lodestar_polars._core.dcg import tie_pattern_weights
+
+    weights, last_above = tie_pattern_weights(3, 2.0)
+    d0, d1, d2 = d(0), d(1), d(2)
+    # key = bit 0 (row 1 ties row 0) + 2 * bit 1 (row 2 ties row 1) + 4 * (last block continues)
+    expected = {
+        0: [d0, d1, d2],
+        1: [(d0 + d1) / 2, (d0 + d1) / 2, d2],
+        2: [d0, (d1 + d2) / 2, (d1 + d2) / 2],
+        3: [(d0 + d1 + d2) / 3] * 3,
+        4: [d0, d1, 0.0],  # the last block (row 2) goes on past k: read from the group
+        5: [(d0 + d1) / 2, (d0 + d1) / 2, 0.0],
+        6: [d0, 0.0, 0.0],
+        7: [0.0, 0.0, 0.0],
+    }
+    for key, want in expected.items():
+        assert list(weights[:, key]) == pytest.approx(want, rel=1e-15), key
+    starts = {0: 2, 1: 2, 2: 1, 3: 0}  # the last block's first row
+    table = [0.0, d0, d0 + d1]
+    for key in range(8):
+        assert last_above[key] == pytest.approx(table[starts[key % 4]], rel=1e-15)
+
+
+@pytest.mark.parametrize("k", list(range(1, 12)))
+def test_tie_patterns_match_scikit_learn(k: int) -> None:
+    """Groups of 1-14 rows (and some of 40) scored from 3 values: every k up to 11, to 1e-12.
+
+    The top k rows' tie pattern is read from a table up to k = 10 and by the
+    row path beyond; tie blocks end before, at and past row k, groups are
+    shorter than k, k and k + 1 rows long.
+    """
+    from sklearn.metrics import dcg_score, ndcg_score
+
+    rng = np.random.default_rng(k)
+    lengths = np.concatenate([np.arange(1, 15), rng.integers(1, 15, 40), [40, 40]])
+    frame = pl.DataFrame(
+        {
+            "query": np.repeat(np.arange(lengths.size), lengths),
+            "rel": rng.integers(0, 4, lengths.sum()).astype(float),
+            "score": rng.integers(0, 3, lengths.sum()).astype(float),
+        }
+    ).sample(fraction=1.0, shuffle=True, seed=k)
+    out = frame.group_by("query").agg(
+        lp.ndcg("rel", "score", k=k),
+        lp.dcg("rel", "score", k=k, log_base=3),
+        lp.dcg("rel", "score", k=k, discount="lenskit").alias("lenskit"),
+        _row_path_dcg(k, "lenskit").alias("lenskit_rows"),
+    )
+    # LensKit's discount against the rows' path (each row's share from its ranks)
+    kept = out.drop_nulls("lenskit")  # one-row groups refused
+    assert kept["lenskit"].to_list() == pytest.approx(kept["lenskit_rows"].to_list(), rel=1e-12)
+    got = {r["query"]: r for r in out.iter_rows(named=True)}
+    for q in range(lengths.size):
+        rows = frame.filter(pl.col("query") == q)
+        t, s = rows["rel"].to_numpy()[None, :], rows["score"].to_numpy()[None, :]
+        if lengths[q] == 1:  # refused, as scikit-learn refuses one document
+            assert got[q]["dcg"] is None
+            assert got[q]["ndcg"] is None
+            continue
+        assert got[q]["dcg"] == pytest.approx(dcg_score(t, s, k=k, log_base=3), rel=1e-12)
+        assert got[q]["ndcg"] == pytest.approx(ndcg_score(t, s, k=k), rel=1e-12, abs=1e-12)
+    want = lp.evaluate(
+        frame, [f"ndcg@{k}"], by="query", y_true="rel", y_score="score", strict=False
+    )
+    both = out.join(want.rename({f"ndcg@{k}": "core"}), on="query").drop_nulls("ndcg")
+    assert both.height == (lengths > 1).sum()
+    assert both["ndcg"].to_list() == pytest.approx(both["core"].to_list(), rel=1e-12, abs=1e-12)
+
+
+def _row_path_dcg(k: int, discount: Any) -> pl.Expr:
+    """The tie-averaged DCG@k of the rows' path (each row's share from its counts), unchecked."""
+    from lodestar_polars._metrics.dcg import terms
+    from lodestar_polars._metrics.expr import as_float, as_score
+
+    gain, score = as_float("rel"), as_score("score")
+    return terms._over_group(gain, score, lambda _: terms._tie_averaged_dcg(2.0, k, discount))
+
+
+def test_tie_patterns_of_integer_scores_at_the_int64_ends() -> None:
+    """The last block's rows are those at a difference of 0: int64 scores far apart never wrap."""
+    big = 2**62
+    frame = pl.DataFrame(
+        {
+            "query": [0] * 6,
+            "rel": [3.0, 1.0, 2.0, 0.0, 1.0, 2.0],
+            "score": [big, -big, -big, -big, big - 1, -big],
+        }
+    )
+    got = frame.select(lp.dcg("rel", "score", k=2)).item()
+    # rows by score: 3 (big), 1 (big - 1), then four tied at -big (gains 1, 2, 0, 2) past k
+    assert got == pytest.approx(3 * d(0) + 1 * d(1), rel=1e-15)
+    got = frame.select(lp.dcg("rel", "score", k=3)).item()
+    assert got == pytest.approx(3 * d(0) + 1 * d(1) + (1 + 2 + 0 + 2) / 4 * d(2), rel=1e-15)

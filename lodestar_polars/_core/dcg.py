@@ -10,6 +10,7 @@ group straddling ``k`` gets only the discounts of its positions below ``k``.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -176,3 +177,42 @@ def _ideal_dcg_filled(
     order = np.lexsort((-g, segment))
     discounts = cut_discount(np.arange(longest, dtype=np.float64), 2, k, discount)
     return np.add.reduceat(g[order] * discounts[position], start)
+
+
+PATTERN_K = 10
+"""The largest ``k`` whose tie patterns are tabled (:func:`tie_pattern_weights`)."""
+
+
+@functools.lru_cache(maxsize=64)
+def tie_pattern_weights(
+    k: int, log_base: float, kind: Discount = "log"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each tie pattern of a ranking's top ``k`` rows, and the weights it gives its positions.
+
+    Of the top ``k`` rows in score order, bit ``i - 1`` of ``pattern`` says
+    that row ``i`` ties with row ``i - 1``; ``key = pattern + 2 ** (k - 1) *
+    continued``, where ``continued`` says that the last tie block goes on past
+    row ``k``.  ``weights[i, key]`` is the weight of row ``i``'s gain in the
+    tie-averaged DCG: ``tie_averaged_gain`` of a gain of 1 over its block's
+    positions ``[above, through)``, or 0 for the rows of a continued last
+    block (its gains are read in full elsewhere).  ``last_above[key]`` is the
+    cumulative discount ``C[above]`` at the start of the last block.  A group
+    shorter than ``k`` puts each missing row in a block of its own (gain 0).
+    ``2 ** k * k`` weights, so only up to :data:`PATTERN_K`.
+    """
+    with np.errstate(divide="ignore"):
+        table = cumulative_discount_table(k, log_base, k, kind)
+    patterns = 1 << (k - 1)
+    weights = np.zeros((k, 2 * patterns))
+    last_above = np.zeros(2 * patterns)
+    for pattern in range(patterns):
+        starts = [0, *(i for i in range(1, k) if not (pattern >> (i - 1)) & 1)]
+        blocks = list(zip(starts, [*starts[1:], k], strict=True))
+        for continued in (0, 1):
+            key = pattern + continued * patterns
+            for above, through in blocks[: len(blocks) - continued]:
+                weights[above:through, key] = tie_averaged_gain(
+                    1.0, table[above], table[through], above, through
+                )
+            last_above[key] = table[starts[-1]]
+    return weights, last_above

@@ -267,7 +267,7 @@ def row_index() -> pl.Expr:
     return pl.int_range(pl.len(), dtype=pl.Int64)
 
 
-def _lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
+def lookup(values: np.ndarray) -> Callable[[pl.Expr], pl.Expr]:
     """Index a small table of floats with an integer expression clipped to its last entry.
 
     ``replace_strict`` from a literal mapping is one of the cheapest ways to
@@ -301,7 +301,7 @@ def discount_at(
         return lambda position: cut_discount(position, log_base, k, kind)
     positions = np.arange(k + 1, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        return _lookup(cut_discount(positions, log_base, k, kind))
+        return lookup(cut_discount(positions, log_base, k, kind))
 
 
 def cumulative_discount_at(
@@ -316,7 +316,7 @@ def cumulative_discount_at(
     """
     if k is not None and k <= _TABLE_K:
         with np.errstate(divide="ignore"):
-            return _lookup(cumulative_discount_table(k, log_base, k, kind))
+            return lookup(cumulative_discount_table(k, log_base, k, kind))
     position = pl.int_range(pl.len(), dtype=pl.Int64)
     cumulative = cut_discount(position, log_base, k, kind).cum_sum()
 

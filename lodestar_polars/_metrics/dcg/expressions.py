@@ -27,6 +27,7 @@ from lodestar_polars._metrics.dcg.terms import (
     _gain,
     _over_group,
     _tie_averaged_dcg,
+    tie_averaged_dcg,
 )
 from lodestar_polars._metrics.expr import (
     Check,
@@ -107,8 +108,8 @@ def ndcg_metric(
         dcg = ranked(k=k, discount=d)
         value = normalized(dcg, ideal)
     elif rule.averaged and not ignore_ties and k is not None and k <= _UNROLLED_K:
-        # the DCG over the rows of the top k, the ideal from the gains sorted as a list
-        dcg = _over_group(g, score, lambda _: _tie_averaged_dcg(2.0, k, d))
+        # the DCG from the top k rows, the ideal from the gains sorted as a list
+        dcg = tie_averaged_dcg(g, score, k=k, log_base=2.0, discount=d)
         value = normalized(dcg, _group_ideal_dcg(g, k=k, discount=d))
     elif rule.averaged and not ignore_ties:
         # DCG and ideal in one list.eval over the group's rows (one implode for both)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
+import numpy as np
 import polars as pl
 
 from lodestar_polars._base.validation import check_option
+from lodestar_polars._core.dcg import PATTERN_K, tie_averaged_gain, tie_pattern_weights
 from lodestar_polars._core.discount import (
     Discount,
+    cumulative_discount_table,
 )
 from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._metrics.expr import (
@@ -70,7 +74,7 @@ def _dcg_value(
     if ignore_ties:
         ordered = later_row_first(gain, score)
     elif ties.averaged:
-        return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k, discount))
+        return tie_averaged_dcg(gain, score, k=k, log_base=log_base, discount=discount)
     else:
         ordered = ties.order(gain)
     return (ordered * discount_at(log_base, k, discount)(row_index())).sum()
@@ -91,3 +95,92 @@ def _tie_averaged_dcg(log_base: float, k: int | None, discount: Discount = "log"
     added (docs/performance.md, "The expression path").
     """
     return tie_averaged_terms(pl.element(), log_base, k, discount).sum()
+
+
+def tie_averaged_dcg(
+    gain: pl.Expr, score: pl.Expr, *, k: int | None, log_base: float, discount: Discount = "log"
+) -> pl.Expr:
+    """The group's tie-averaged DCG: :func:`_top_tie_pattern_dcg` up to ``PATTERN_K``, else rows."""
+    if k is not None and k <= PATTERN_K:
+        return _top_tie_pattern_dcg(gain, score, k=k, log_base=log_base, discount=discount)
+    return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k, discount))
+
+
+_TOP = "__lodestar_top_"
+
+
+def _top_tie_pattern_dcg(
+    gain: pl.Expr, score: pl.Expr, *, k: int, log_base: float, discount: Discount = "log"
+) -> pl.Expr:
+    """Tie-averaged DCG@k of the group from its top ``k + 1`` rows, for ``k <= PATTERN_K``.
+
+    One limited sort of the group (``sort_by(...).head(k + 1)``, what a
+    by-hand NDCG@k costs) gives the top rows as struct fields; which of them
+    tie with the row before is one integer, the tie pattern, and the weight of
+    each position's gain under that pattern is read from a table
+    (:func:`~lodestar_polars._core.dcg.tie_pattern_weights`), so the tie
+    blocks cost no per-group operation.  Only when the last block goes on past
+    row ``k`` (row ``k + 1`` ties with row ``k``) are the group's rows read
+    again, for that block's gain sum and size.  The terms are added in score
+    order, block by block as the NumPy core adds them (docs/performance.md,
+    "The expression path").
+    """
+    keys, weights, last_above, cut = _pattern_tables(k, log_base, discount)
+    patterns = 1 << (k - 1)
+    names = [f"{_TOP}{i}" for i in range(k + 1)]
+    top = (
+        pl.struct(score.alias("score"), gain.alias("gain"))
+        .sort_by(score, descending=True)
+        .head(k + 1)
+        .implode()
+        .list.to_struct(fields=names)
+    )
+    group = pl.struct(
+        top.alias("top"), score.implode().alias("scores"), gain.implode().alias("gains")
+    )
+
+    def row(i: int, name: str) -> pl.Expr:
+        return pl.field("top").struct.field(names[i]).struct.field(name)
+
+    def ties_above(i: int) -> pl.Expr:  # row i ties with row i - 1 (False past the group's end)
+        return (row(i, "score") == row(i - 1, "score")).fill_null(False).cast(pl.Int64)
+
+    bits = [
+        pl.when(row(i, "score") == row(i - 1, "score")).then(1 << (i - 1)) for i in range(1, k + 1)
+    ]
+    fields = group.struct.with_fields(
+        **{f"{_TOP}gain{i}": row(i, "gain").fill_null(0.0) for i in range(k)},
+        **{_KEY: pl.sum_horizontal(bits).cast(pl.Int64), _LAST: row(k - 1, "score")},
+    )
+    key = pl.field(_KEY)
+
+    def at(table: pl.Series) -> pl.Expr:  # a literal's gather is per group in agg: much slower
+        return key.replace_strict(keys, table, return_dtype=pl.Float64)
+
+    total = pl.field(f"{_TOP}gain0") * at(weights[0])
+    for i in range(1, k):
+        total = total + pl.field(f"{_TOP}gain{i}") * at(weights[i])
+    # a last block past row k: its gains and size from the group's rows equal to its score
+    continued = key >= patterns
+    equal = (pl.when(continued).then(pl.field("scores")) - pl.field(_LAST)).list.eval(
+        (pl.element() == 0).cast(pl.Float64)
+    )
+    block_sum = (pl.when(continued).then(pl.field("gains")) * equal).list.sum()
+    last = tie_averaged_gain(block_sum, at(last_above), cut, 0, equal.list.sum())
+    value = total + pl.when(continued).then(last).otherwise(0.0)
+    return fields.struct.with_fields(value.alias(_VALUE)).struct.field(_VALUE)
+
+
+_KEY, _LAST, _VALUE = "__lodestar_key", "__lodestar_last", "__lodestar_value"
+
+
+@functools.lru_cache(maxsize=64)
+def _pattern_tables(
+    k: int, log_base: float, discount: Discount
+) -> tuple[pl.Series, tuple[pl.Series, ...], pl.Series, float]:
+    """:func:`tie_pattern_weights` as Series for ``replace_strict``, and ``C[k]``, built once."""
+    weights, last_above = tie_pattern_weights(k, log_base, discount)
+    with np.errstate(divide="ignore"):
+        cut = float(cumulative_discount_table(k, log_base, k, discount)[k])
+    keys = pl.Series(np.arange(weights.shape[1], dtype=np.int64))
+    return keys, tuple(pl.Series(w) for w in weights), pl.Series(last_above), cut
