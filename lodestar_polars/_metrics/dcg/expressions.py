@@ -16,7 +16,6 @@ from lodestar_polars._core.discount import (
 )
 from lodestar_polars._metrics.dcg.ideal import (
     _UNROLLED_K,
-    _group_ideal_dcg,
     _ideal_dcg,
     _judged_ideal,
     _slots_ideal,
@@ -27,7 +26,7 @@ from lodestar_polars._metrics.dcg.terms import (
     _gain,
     _over_group,
     _tie_averaged_dcg,
-    tie_averaged_dcg,
+    tie_averaged_ndcg,
 )
 from lodestar_polars._metrics.expr import (
     Check,
@@ -109,8 +108,7 @@ def ndcg_metric(
         value = normalized(dcg, ideal)
     elif rule.averaged and not ignore_ties and k is not None and k <= _UNROLLED_K:
         # the DCG from the top k rows, the ideal from the gains sorted as a list
-        dcg = tie_averaged_dcg(g, score, k=k, log_base=2.0, discount=d)
-        value = normalized(dcg, _group_ideal_dcg(g, k=k, discount=d))
+        value = tie_averaged_ndcg(g, score, k=k, discount=d)
     elif rule.averaged and not ignore_ties:
         # DCG and ideal in one list.eval over the group's rows (one implode for both)
         value = _over_group(

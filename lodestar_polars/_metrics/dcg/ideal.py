@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import polars as pl
 
@@ -43,20 +45,39 @@ def _group_ideal_dcg(gain: pl.Expr, *, k: int, discount: Discount = "log") -> pl
     """:func:`_ideal_dcg` of the group's gains, one value per group, for ``k <= _UNROLLED_K``.
 
     The gains are sorted as one list per group (a list sort costs a fraction
-    of a sort inside ``list.eval``) and its first ``k`` entries, as struct
-    fields, are weighted and added one after the other: the terms and the
+    of a sort inside ``list.eval``), its first ``k`` entries taken as struct
+    fields (:func:`best_gains`) and added by :func:`ideal_of_best_gains`.
+    """
+    total = ideal_of_best_gains(pl.field, k=k, discount=discount)
+    ranked = best_gains(gain.implode(), k)
+    return ranked.struct.with_fields(total.alias(_TOTAL)).struct.field(_TOTAL)
+
+
+def best_gains(gains: pl.Expr, k: int) -> pl.Expr:
+    """The first ``k`` of each list of ``gains`` sorted from the largest, as struct fields."""
+    return gains.list.sort(descending=True).list.to_struct(fields=_best_names(k))
+
+
+def ideal_of_best_gains(
+    field: Callable[[str], pl.Expr], *, k: int, discount: Discount = "log"
+) -> pl.Expr:
+    """:func:`_ideal_dcg` of :func:`best_gains`' fields (``field(name)`` reads one).
+
+    The terms are weighted and added one after the other: the terms and the
     order of :func:`_ideal_dcg`'s sum, without its zero terms past ``k`` (a
     group shorter than ``k`` has null fields, 0).
     """
-    names = [f"{_POSITION}{i}" for i in range(k)]
     with np.errstate(divide="ignore"):  # discount_at's table, entry for entry
         table = cut_discount(np.arange(k + 1, dtype=np.float64), 2.0, k, discount)
-    terms = [pl.field(name).fill_null(0.0) * float(table[i]) for i, name in enumerate(names)]
-    total = terms[0]
-    for term in terms[1:]:
-        total = total + term
-    ranked = gain.implode().list.sort(descending=True).list.to_struct(fields=names)
-    return ranked.struct.with_fields(total.alias(_TOTAL)).struct.field(_TOTAL)
+    names = _best_names(k)
+    total = field(names[0]).fill_null(0.0) * float(table[0])
+    for i, name in enumerate(names[1:], start=1):
+        total = total + field(name).fill_null(0.0) * float(table[i])
+    return total
+
+
+def _best_names(k: int) -> list[str]:
+    return [f"{_POSITION}{i}" for i in range(k)]
 
 
 _TOTAL = "__lodestar_total"

@@ -9,12 +9,22 @@ import numpy as np
 import polars as pl
 
 from lodestar_polars._base.validation import check_option
-from lodestar_polars._core.dcg import PATTERN_K, tie_averaged_gain, tie_pattern_weights
+from lodestar_polars._core.dcg import (
+    PATTERN_K,
+    normalized,
+    tie_averaged_gain,
+    tie_pattern_weights,
+)
 from lodestar_polars._core.discount import (
     Discount,
     cumulative_discount_table,
 )
 from lodestar_polars._core.ir import exponential_gain
+from lodestar_polars._metrics.dcg.ideal import (
+    _group_ideal_dcg,
+    best_gains,
+    ideal_of_best_gains,
+)
 from lodestar_polars._metrics.expr import (
     Check,
     Fields,
@@ -106,11 +116,35 @@ def tie_averaged_dcg(
     return _over_group(gain, score, lambda _: _tie_averaged_dcg(log_base, k, discount))
 
 
+def tie_averaged_ndcg(
+    gain: pl.Expr, score: pl.Expr, *, k: int, discount: Discount = "log"
+) -> pl.Expr:
+    """The group's tie-averaged NDCG@k for ``k <= _UNROLLED_K``: over the list-sorted ideal.
+
+    Up to ``PATTERN_K`` the DCG and the ideal share one struct (the ideal from
+    the gains the pattern path implodes anyway); beyond, :func:`tie_averaged_dcg`
+    over :func:`~lodestar_polars._metrics.dcg.ideal._group_ideal_dcg`.
+    """
+    if k <= PATTERN_K:
+        return _top_tie_pattern_dcg(
+            gain, score, k=k, log_base=2.0, discount=discount, normalise=True
+        )
+    dcg = tie_averaged_dcg(gain, score, k=k, log_base=2.0, discount=discount)
+    value: pl.Expr = normalized(dcg, _group_ideal_dcg(gain, k=k, discount=discount))
+    return value
+
+
 _TOP = "__lodestar_top_"
 
 
 def _top_tie_pattern_dcg(
-    gain: pl.Expr, score: pl.Expr, *, k: int, log_base: float, discount: Discount = "log"
+    gain: pl.Expr,
+    score: pl.Expr,
+    *,
+    k: int,
+    log_base: float,
+    discount: Discount = "log",
+    normalise: bool = False,
 ) -> pl.Expr:
     """Tie-averaged DCG@k of the group from its top ``k + 1`` rows, for ``k <= PATTERN_K``.
 
@@ -123,7 +157,9 @@ def _top_tie_pattern_dcg(
     row ``k`` (row ``k + 1`` ties with row ``k``) are the group's rows read
     again, for that block's gain sum and size.  The terms are added in score
     order, block by block as the NumPy core adds them (docs/performance.md,
-    "The expression path").
+    "The expression path"; docs/decisions/0020).  ``normalise``: NDCG, the DCG
+    over the ideal of the same imploded gains (the terms and order of
+    :func:`~lodestar_polars._metrics.dcg.ideal._group_ideal_dcg`).
     """
     keys, weights, last_above, cut = _pattern_tables(k, log_base, discount)
     patterns = 1 << (k - 1)
@@ -151,6 +187,7 @@ def _top_tie_pattern_dcg(
     fields = group.struct.with_fields(
         **{f"{_TOP}gain{i}": row(i, "gain").fill_null(0.0) for i in range(k)},
         **{_KEY: pl.sum_horizontal(bits).cast(pl.Int64), _LAST: row(k - 1, "score")},
+        **({_IDEAL: best_gains(pl.field("gains"), k)} if normalise else {}),
     )
     key = pl.field(_KEY)
 
@@ -168,10 +205,14 @@ def _top_tie_pattern_dcg(
     block_sum = (pl.when(continued).then(pl.field("gains")) * equal).list.sum()
     last = tie_averaged_gain(block_sum, at(last_above), cut, 0, equal.list.sum())
     value = total + pl.when(continued).then(last).otherwise(0.0)
+    if normalise:  # NDCG: the ideal from the same imploded gains
+        ideal = ideal_of_best_gains(pl.field(_IDEAL).struct.field, k=k, discount=discount)
+        value = normalized(value, ideal)
     return fields.struct.with_fields(value.alias(_VALUE)).struct.field(_VALUE)
 
 
 _KEY, _LAST, _VALUE = "__lodestar_key", "__lodestar_last", "__lodestar_value"
+_IDEAL = "__lodestar_ideal"
 
 
 @functools.lru_cache(maxsize=64)
