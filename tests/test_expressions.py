@@ -642,6 +642,40 @@ def test_column_argument_must_be_name_or_expression() -> None:
         lp.dcg(3, "y_score")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda m: lp.ndcg(pl.col("y_true").filter(m), pl.col("y_score").filter(m), k=3),
+        lambda m: lp.dcg("y_true", pl.col("y_score").head(2)),
+        lambda m: lp.expected_calibration_error(pl.col("y_true").drop_nulls(), "y_score"),
+        lambda m: lp.brier_score(pl.col("y_true").filter(m), "y_score"),
+        lambda m: lp.roc_auc("y_true", pl.col("y_score").slice(1)),
+    ],
+)
+def test_an_input_that_changes_the_rows_is_refused(build: Callable[[pl.Expr], Any]) -> None:
+    """A filtered or sliced input would be read against the group's row count: refused, built."""
+    with pytest.raises(InvalidParameterError, match="one value per row of the group"):
+        build(pl.col("y_score") < 0.5)
+
+
+def test_inputs_that_keep_the_rows_or_broadcast_are_taken() -> None:
+    """Arithmetic, comparisons with an aggregate, and literals keep one value per row."""
+    frame = pl.DataFrame({"q": [1, 1, 1], "y": [1.0, 0.0, 2.0], "s": [0.3, 0.1, 0.2]})
+    out = frame.group_by("q").agg(
+        lp.ndcg(pl.col("y") * 2, pl.lit(0.0), k=2).alias("tied"),
+        lp.ndcg(pl.col("y") >= pl.col("y").max(), "s").alias("best"),
+    )
+    # all tied at 0.0: the mean gain (2 + 0 + 4) / 3 at both positions, over the ideal 4, 2
+    assert out["tied"].item() == pytest.approx((2 * d(0) + 2 * d(1)) / (4 * d(0) + 2 * d(1)))
+    assert out["best"].item() == pytest.approx(d(1) / d(0))  # the relevant row is second
+    # a constant probability is that probability on every row: one bin, |2/3 - 1/2|
+    labels = pl.DataFrame({"q": [1, 1, 1], "y": [1, 0, 1]})
+    for strategy in ("uniform", "quantile"):
+        ece = lp.expected_calibration_error("y", pl.lit(0.5), strategy=strategy)
+        got = labels.group_by("q").agg(ece)["expected_calibration_error"].item()
+        assert got == pytest.approx(2 / 3 - 1 / 2, rel=1e-15), strategy
+
+
 # --------------------------------------------------------------------------- refused groups
 
 NON_FINITE = "Input {} contains infinity or a value too large for dtype('float64')."

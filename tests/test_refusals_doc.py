@@ -146,6 +146,9 @@ CASES: dict[str, Callable[[], str]] = {
     "name option check": lambda: _raised(
         lambda: lp.evaluate(F, ["rbp(p=2)"], by="q", y_true="rel", y_score="s")
     ),
+    "filtered input": lambda: _raised(
+        lambda: lp.ndcg(pl.col("rel").filter(pl.col("split") == "test"), "score")
+    ),
     "weights": lambda: _raised(
         lambda: lp.evaluate(
             F.with_columns(w=pl.lit(0.0)),

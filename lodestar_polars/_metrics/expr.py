@@ -19,6 +19,7 @@ import polars as pl
 from lodestar_polars._base.messages import python_text
 from lodestar_polars._core.dcg import tie_averaged_gain
 from lodestar_polars._core.discount import Discount, cumulative_discount_table, cut_discount
+from lodestar_polars.exceptions import InvalidParameterError
 from lodestar_polars.typing import IntoExprColumn
 
 FLOAT_DTYPE = "dtype('float64')"
@@ -29,8 +30,27 @@ takes no larger length), which changes nothing since the whole group makes the c
 
 
 def parse_into_expr(value: IntoExprColumn) -> pl.Expr:
-    """A column name becomes ``pl.col(name)``; an expression is kept as it is."""
+    """A column name becomes ``pl.col(name)``; an expression is kept as it is.
+
+    An expression must give one value per row of the group (or one value for
+    every row, a literal or an aggregate): the rules and several values count
+    the group's rows (``pl.len()``), so an input that filters or slices them
+    (``pl.col("rel").filter(...)``, ``head``, ``drop_nulls``) would be read
+    against the wrong count and give a wrong number; it is refused here, with
+    the advice to filter the frame instead.  A scalar is repeated on every row
+    (``pl.repeat(value, pl.len())``): left a scalar, a rule or a bin that sums
+    it would count it once (``expected_calibration_error("y", pl.lit(0.5))``).
+    """
     if isinstance(value, pl.Expr):
+        if not (value.meta.is_length_preserving() or value.meta.is_scalar()):
+            msg = (
+                "expected an expression with one value per row of the group, got "
+                f"{value} (it filters or slices the rows); filter the frame instead, "
+                "as in df.filter(...).group_by(...).agg(...)"
+            )
+            raise InvalidParameterError(msg)
+        if value.meta.is_scalar():  # a literal or an aggregate: the same value on every row
+            return pl.repeat(value, pl.len())
         return value
     if isinstance(value, str):
         return pl.col(value)

@@ -164,30 +164,25 @@ def _top_tie_pattern_dcg(
     keys, weights, last_above, cut = _pattern_tables(k, log_base, discount)
     patterns = 1 << (k - 1)
     names = [f"{_TOP}{i}" for i in range(k + 1)]
-    top = (
-        pl.struct(score.alias("score"), gain.alias("gain"))
-        .sort_by(score, descending=True)
-        .head(k + 1)
-        .implode()
-        .list.to_struct(fields=names)
-    )
-    group = pl.struct(
-        top.alias("top"), score.implode().alias("scores"), gain.implode().alias("gains")
-    )
+    rows = pl.struct(score.alias("score"), gain.alias("gain"))
+    top = rows.sort_by(score, descending=True).head(k + 1).implode().list.to_struct(fields=names)
+    # the group's rows imploded as one struct, so that a literal score or gain is one per row
+    group = pl.struct(top.alias("top"), rows.implode().alias("rows"))
 
     def row(i: int, name: str) -> pl.Expr:
         return pl.field("top").struct.field(names[i]).struct.field(name)
 
-    def ties_above(i: int) -> pl.Expr:  # row i ties with row i - 1 (False past the group's end)
-        return (row(i, "score") == row(i - 1, "score")).fill_null(False).cast(pl.Int64)
+    def column(name: str) -> pl.Expr:  # one field of the group's rows, as a list
+        return pl.field("rows").list.eval(pl.element().struct.field(name))
 
+    # bit i - 1: row i ties with row i - 1; bit k - 1: row k + 1 ties with row k (null past the end)
     bits = [
         pl.when(row(i, "score") == row(i - 1, "score")).then(1 << (i - 1)) for i in range(1, k + 1)
     ]
     fields = group.struct.with_fields(
         **{f"{_TOP}gain{i}": row(i, "gain").fill_null(0.0) for i in range(k)},
         **{_KEY: pl.sum_horizontal(bits).cast(pl.Int64), _LAST: row(k - 1, "score")},
-        **({_IDEAL: best_gains(pl.field("gains"), k)} if normalise else {}),
+        **({_IDEAL: best_gains(column("gain"), k)} if normalise else {}),
     )
     key = pl.field(_KEY)
 
@@ -199,10 +194,10 @@ def _top_tie_pattern_dcg(
         total = total + pl.field(f"{_TOP}gain{i}") * at(weights[i])
     # a last block past row k: its gains and size from the group's rows equal to its score
     continued = key >= patterns
-    equal = (pl.when(continued).then(pl.field("scores")) - pl.field(_LAST)).list.eval(
+    equal = (pl.when(continued).then(column("score")) - pl.field(_LAST)).list.eval(
         (pl.element() == 0).cast(pl.Float64)
     )
-    block_sum = (pl.when(continued).then(pl.field("gains")) * equal).list.sum()
+    block_sum = (pl.when(continued).then(column("gain")) * equal).list.sum()
     last = tie_averaged_gain(block_sum, at(last_above), cut, 0, equal.list.sum())
     value = total + pl.when(continued).then(last).otherwise(0.0)
     if normalise:  # NDCG: the ideal from the same imploded gains
