@@ -192,7 +192,8 @@ def _top_tie_pattern_dcg(
     total = pl.field(f"{_TOP}gain0") * at(weights[0])
     for i in range(1, k):
         total = total + pl.field(f"{_TOP}gain{i}") * at(weights[i])
-    # a last block past row k: its gains and size from the group's rows equal to its score
+    # a last block past row k: its gains and size from the group's rows equal to its score, at a
+    # difference of 0 (finite scores subtract to 0 only when equal; int64 wraps, never to 0)
     continued = key >= patterns
     equal = (pl.when(continued).then(column("score")) - pl.field(_LAST)).list.eval(
         (pl.element() == 0).cast(pl.Float64)
