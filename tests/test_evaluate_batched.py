@@ -67,3 +67,27 @@ def test_strict_error_from_a_part_names_the_group() -> None:
     )
     with pytest.raises(lp.RefusedGroupError, match=r"query=1: Computing NDCG is only meaningful"):
         lazy.collect()
+
+
+@pytest.mark.parametrize("layout", ["shuffled", "sorted"])
+def test_a_frame_evaluated_in_parts_equals_one_call(
+    monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    """An in-memory frame above ``_PART_ROWS`` rows: parts of whole groups, the next one
+    copied out and sorted on a worker thread (shuffled), or slices cut between runs (sorted)."""
+    import lodestar_polars._evaluate.parted as parted
+
+    log = _log(seed=11)
+    if layout == "sorted":
+        log = log.sort("query", maintain_order=True)
+    kwargs: dict[str, Any] = dict(by="query", y_true="relevance", y_score="score")
+    whole = lp.evaluate(log, METRICS, strict=False, **kwargs)
+    with pytest.raises(lp.RefusedGroupError) as whole_error:
+        lp.evaluate(log, METRICS, **kwargs)
+    monkeypatch.setattr(parted, "_PART_ROWS", 256)  # 12 parts of the 3,000 rows
+    in_parts = lp.evaluate(log, METRICS, strict=False, **kwargs)
+    assert_frame_equal(in_parts, whole)
+    assert whole["top_k_accuracy@2"].null_count() > 0  # refused groups stay null in parts
+    with pytest.raises(lp.RefusedGroupError) as parts_error:  # strict: the same sentence
+        lp.evaluate(log, METRICS, **kwargs)
+    assert str(parts_error.value) == str(whole_error.value)
