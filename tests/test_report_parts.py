@@ -251,3 +251,64 @@ def test_bad_part_options_are_refused(option: str, value: Any, words: str) -> No
     kw: dict[str, Any] = dict(by="list", item="item", y_true="clicked", y_score="score")
     with pytest.raises(lp.InvalidParameterError, match=words):
         lp.ranking_report(frame.lazy(), **kw, **{option: value})
+
+
+@pytest.mark.parametrize("key", ["string", "two keys", "int64 ends"])
+@pytest.mark.parametrize("multi_positive", ["each", "first"])
+def test_shuffled_parts_of_any_key_equal_in_memory(key: str, multi_positive: Any) -> None:
+    """A shuffled part is put in (list, item) order on the reading thread
+    (``in_grading_order``): one Int64 from an integer key's and item's ranges, else the
+    keys; the payload is the in-memory one whatever the keys."""
+    frame = _log(seed=6, shuffle=True)
+    by: Any = "list"
+    if key == "string":
+        frame = frame.with_columns(pl.format("l{}", pl.col("list")).alias("list"))
+    elif key == "two keys":
+        by = ["entity", "list"]
+    else:  # keys at both ends of the int64 range: no Int64 (list, item) key fits their span
+        frame = frame.with_columns(
+            pl.when(pl.col("list") % 2 == 0)
+            .then(pl.col("list") - 2**62)
+            .otherwise(pl.col("list") + 2**62)
+            .alias("list")
+        )
+    kw: dict[str, Any] = dict(
+        by=by, item="item", y_true="clicked", y_score="score", k=3,
+        multi_positive=multi_positive, n_resamples=30,
+    )  # fmt: skip
+    whole = lp.ranking_report(frame, **kw)
+    parted = lp.ranking_report(frame.lazy(), batch_rows=400, layout="shuffled", **kw)
+    _same(dict(whole), dict(parted))
+    _exact_parts(whole, parted)
+
+
+def test_in_grading_order_sorts_by_list_then_item() -> None:
+    from lodestar_polars._report.parts import in_grading_order
+
+    part = pl.DataFrame(
+        {"list": [5, -3, 5, -3, 9], "item": [2, 7, -1, 0, 0], "row": [0, 1, 2, 3, 4]}
+    )
+    ordered = in_grading_order(part, ["list"], "item")
+    assert ordered["row"].to_list() == [3, 1, 2, 0, 4]  # (-3, 0) (-3, 7) (5, -1) (5, 2) (9, 0)
+    text = part.with_columns(pl.col("list").cast(pl.String))  # by the keys only, stably
+    assert in_grading_order(text, ["list"], "item")["row"].to_list() == [1, 3, 0, 2, 4]
+
+
+def test_shuffled_parts_name_the_first_problem_in_input_order() -> None:
+    """Two lists with a duplicated item, the larger key first in the input: the refusal names
+    it, as the in-memory path does, though the part is graded in (list, item) order."""
+    base = _log(seed=7)
+    late = base.filter(pl.col("list") == 30)
+    early = base.filter(pl.col("list") == 200)
+    rest = base.filter(~pl.col("list").is_in([30, 200])).sample(fraction=1.0, shuffle=True, seed=1)
+    dup = pl.concat([early, rest, late, early.head(1), late.head(1)])
+    kw: dict[str, Any] = dict(
+        by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10
+    )
+    messages = []
+    for source, more in ((dup, {}), (dup.lazy(), {"batch_rows": 200, "layout": "shuffled"})):
+        with pytest.raises(ValueError, match="more than once") as info:
+            lp.ranking_report(source, **kw, **more)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+    assert "list 200 has item" in messages[0]

@@ -39,6 +39,7 @@ from lodestar_polars._evaluate.partition import (
     NotGroupedError,
     grouped_parts,
     hashed_parts,
+    read_ahead,
     sample_is_grouped,
 )
 from lodestar_polars._report.beyond import beyond_sums, information_on, information_table
@@ -91,11 +92,14 @@ def lazy_parts(
     part_rows: int,
     layout: Layout,
     temp_dir: str | None,
+    prepare: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
 ) -> Iterator[tuple[pl.DataFrame | None, bool]]:
     """Parts of whole lists, each with its global row number; ``(None, True)``: start again.
 
     A grouped input is streamed while each part's one key ascends past the last (no list can
-    then be in two parts); anything else is partitioned once by a hash of ``keys``.
+    then be in two parts); anything else is partitioned once by a hash of ``keys``, each part
+    read back and ``prepare``-d on a worker thread while the previous one is graded
+    (:func:`~lodestar_polars._evaluate.partition.read_ahead`).
     """
     n_parts = max(1, -(-total // part_rows))
     if n_parts == 1:
@@ -121,11 +125,47 @@ def lazy_parts(
             streamed.close()
         yield None, True  # the parts read so far are dropped: hashed from the start
     hashed = hashed_parts(lazy, keys, n_parts, temp_dir)
+    ahead = read_ahead(hashed, prepare or (lambda part: part))
     try:
-        for part in hashed:
+        for part in ahead:
             yield part, False
     finally:
-        hashed.close()
+        ahead.close()  # closes the hashed parts on the worker: the temporary files go
+
+
+_PAIR_DTYPES = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
+
+
+def in_grading_order(part: pl.DataFrame, keys: list[str], item: str) -> pl.DataFrame:
+    """A part in (list, item) order, sorted on one thread (a worker's, beside the grading).
+
+    :func:`~lodestar_polars._report.ranking_report._grade` sorts every part into (list id,
+    item id) order, ids that ascend with the key and the item; a part already in that order
+    costs it a fifth of the sort of a shuffled one (5e6 rows: 0.08 s against 0.37 s), and the
+    sort here, on one thread beside the grading of the previous part, takes two thirds of the
+    CPU time of Polars' sort on every core.  One integer key and an integer item: one Int64
+    key from their ranges, when it fits; else the part sorted by its keys, which halves the
+    grading's sort.  The grading reads the input's order from the global row numbers, so
+    nothing a refusal names or ``multi_positive="first"`` picks changes.
+    """
+    schema = part.schema
+    if not part.height:
+        return part
+    if len(keys) == 1 and schema[keys[0]] in _PAIR_DTYPES and schema[item] in _PAIR_DTYPES:
+        key, it = pl.col(keys[0]).cast(pl.Int64), pl.col(item).cast(pl.Int64)
+        low_key, high_key, low_item, high_item = part.select(
+            key.min().alias("a"), key.max().alias("b"), it.min().alias("c"), it.max().alias("d")
+        ).row(0)
+        if None not in (low_key, high_key, low_item, high_item):
+            span = high_item - low_item + 1
+            if (high_key - low_key + 1) * span < 2**63:
+                pair = (key - low_key) * span + (it - low_item)
+                return part.sort(pair, multithreaded=False)
+    if all(
+        schema[k].is_numeric() or schema[k].is_temporal() or schema[k] == pl.String for k in keys
+    ):
+        return part.sort(keys, maintain_order=True, multithreaded=False)
+    return part
 
 
 def _first_row(part: pl.DataFrame, mask: pl.Expr) -> int:
@@ -225,8 +265,8 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
         _check_scores(part.rename({_GROW: _ROW}), keys, item, score, groups)
         extra = [c for c in (ctx.value, ctx.score_b, ctx.feature) if c is not None]
         g, base = _grade(
-            part.drop(_GROW), keys=keys, item=item, score=score, truth=truth,
-            groups=groups, multi_positive=ctx.mp, engine="in-memory", extra=extra,
+            part, keys=keys, item=item, score=score, truth=truth, groups=groups,
+            multi_positive=ctx.mp, engine="in-memory", extra=extra, order=_GROW,
         )  # fmt: skip
     except ValueError as error:
         if str(error).startswith(f"{CALLER}: no list of scores has a positive"):
@@ -426,7 +466,11 @@ def report_in_parts(
     # steps: each part (an estimate until the last), then the merge and the bootstrap
     estimate = max(1, -(-total // part_rows))
     done = rows_done = 0
-    for part, restart in lazy_parts(source_lazy, keys, total, part_rows, layout, temp_dir):
+    parts = lazy_parts(
+        source_lazy, keys, total, part_rows, layout, temp_dir,
+        prepare=lambda part: in_grading_order(part, keys, item),
+    )  # fmt: skip
+    for part, restart in parts:
         if restart:
             merged = _Merged()
             done = rows_done = 0

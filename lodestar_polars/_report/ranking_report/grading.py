@@ -62,13 +62,14 @@ def _check_scores(
         nulls = base.filter(pl.col(name).is_null())
         if nulls.height:
             msg = (
-                f"{CALLER}: scores column {name!r} has null values (first in row {nulls[_ROW][0]})."
+                f"{CALLER}: scores column {name!r} has null values (first in row "
+                f"{nulls[_ROW].min()})."
             )
             raise ValueError(msg)
     check_score_dtype(base.schema, score, CALLER)  # the rule top_k follows
     bad = base.filter(~pl.col(score).cast(pl.Float64).is_finite())
     if bad.height:
-        key = bad.row(0, named=True)
+        key = bad.sort(_ROW).row(0, named=True)  # the first in input order
         msg = (
             f"{CALLER}: scores must be finite; list {_key_repr(key, keys)} has "
             f"{score}={key[score]!r} for item {key[item]!r}."
@@ -94,10 +95,15 @@ def _grade(
     engine: Engine,
     key_exprs: Sequence[pl.Expr] = (),
     extra: Sequence[str] = (),
+    order: str | None = None,
 ) -> tuple[Graded, pl.DataFrame]:
     """Read, check and index the input; the base frame keeps (list, item, score) rows.
 
     ``extra``: further columns of ``scores`` the base frame keeps (``value``, ``y_score_b``).
+    ``order``: a column of ``scores`` numbering its rows in the input's order (a part of a
+    larger log, its rows put in another order to be graded faster); else the rows' own order.
+    What reads the input's order (the first problem a refusal names, the first positive of
+    ``multi_positive="first"``) reads it from there.
     """
     lazy = _with_keys(scores.lazy(), key_exprs, "scores")
     schema = lazy.collect_schema()
@@ -107,7 +113,11 @@ def _grade(
     if groups is not None:
         wanted.append(groups)
     require_columns(schema, wanted, "scores", CALLER)
-    base = lazy.select(list(dict.fromkeys(wanted))).with_row_index(_ROW).collect(engine=engine)
+    selected = list(dict.fromkeys(wanted))
+    if order is None:
+        base = lazy.select(selected).with_row_index(_ROW).collect(engine=engine)
+    else:
+        base = lazy.select(*selected, pl.col(order).alias(_ROW)).collect(engine=engine)
     if base.height == 0:
         msg = f"{CALLER}: scores has no rows, so there is nothing to grade."
         raise ValueError(msg)
@@ -126,7 +136,7 @@ def _grade(
     # (one sort by the one key: a third of the two-key sort's time on a shuffled part)
     ordered = base.rename({_ROW: _ORDER}).sort(pair)
     if ordered.select((pair.diff() == 0).any()).item():  # sorted: a repeat is adjacent
-        dup = base.filter(pair.is_duplicated()).row(0, named=True)
+        dup = base.filter(pair.is_duplicated()).sort(_ROW).row(0, named=True)
         msg = (
             f"{CALLER}: list {_key_repr(dup, keys)} has item {dup[item]!r} more than once; "
             f"scores must hold one row per (list, item)."
