@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lodestar_polars._core.threads import map_parts, thread_count
 from lodestar_polars._evaluate.evaluate import Progress
 from lodestar_polars._evaluate.parted import _release_freed_memory
 from lodestar_polars._evaluate.partition import (
@@ -68,6 +69,7 @@ from lodestar_polars._report.ranking_report import (
     BASELINE,
     CALLER,
     RankingReport,
+    Terms,
     _check_domain,
     _check_scores,
     _grade,
@@ -83,6 +85,7 @@ from lodestar_polars._report.serving import check_score_dtype
 from lodestar_polars._report.value import truth_values
 
 _GROW = "__lp_global_row"
+_Scored = tuple[Terms, tuple[dict[str, float], Any] | None, tuple[float, int] | None]
 
 
 def lazy_parts(
@@ -329,8 +332,12 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
     merged.lists.append(lists)
     n_ids = g.items.len()
     extra_blocks = [] if ctx.score_b is None else [MODEL_B]
-    for name in [*names, *([] if table is None else [BASELINE]), *extra_blocks]:
-        if name == BASELINE:  # one block at a time
+    blocks = [*names, *([] if table is None else [BASELINE]), *extra_blocks]
+    info = None if ctx.information is None else information_on(g.items, item, ctx.information)
+
+    def score_block(name: str) -> _Scored:
+        """One block's terms (and sums beyond accuracy) over the part: it reads, never writes."""
+        if name == BASELINE:
             assert table is not None
             values = popularity_on(g.items, item, table[0])[0][g.item_id]
         elif name == MODEL_B:
@@ -346,32 +353,53 @@ def take_part(merged: _Merged, part: pl.DataFrame, ctx: PartContext) -> None:
             )  # fmt: skip
         terms = block_terms(g, values, kk)
         del values
-        sums = merged.blocks.setdefault(name, _BlockSums())
-        sums.exposure.append(terms.exposure)
-        sums.covered.append(terms.covered)
-        sums.miss.append(terms.miss)
-        sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
-        sums.hit_sum.append(weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids))
-        if ctx.information is not None:  # issue 21: novelty, ARP, serendipity, ..., as sums
+        beyond = ild = None
+        if info is not None:  # issue 21: novelty, ARP, serendipity, ..., as sums
             assert terms.top is not None
-            info = information_on(g.items, item, ctx.information)
-            beyond, by_cut = beyond_sums(g, terms.top, info, kk, terms.bounds)
-            sums.by_cut.append(by_cut)
-            for key, add in beyond.items():
-                sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
+            beyond = beyond_sums(g, terms.top, info, kk, terms.bounds)
         if feats is not None:  # issue 21: intra-list diversity, as sums
             assert terms.top is not None
-            ild, n_served = ild_sums(g, terms.top, feats, kk)
-            for key, add in ((ILD_SUM, ild), (ILD_SERVED, float(n_served))):
-                sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
-        if name in (primary, BASELINE, MODEL_B) or ctx.value is not None:  # value: every block
-            for key in micro:
-                merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
-        else:
-            for key in micro:
-                sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
-                    terms.per_list[key].sum()
-                )
+            ild = ild_sums(g, terms.top, feats, kk)
+        return terms, beyond, ild
+
+    # the blocks two at a time, each in a thread: their NumPy work runs on one core each (the
+    # GIL released), and one block alone left the other core idle; their sums are kept in the
+    # blocks' order, so every number is the one of a block after the other
+    width = max(1, min(2, thread_count()))
+    for at in range(0, len(blocks), width):
+        chunk = blocks[at : at + width]
+        results = map_parts(_nth(score_block, chunk), len(chunk))
+        for name, (terms, beyond, ild) in zip(chunk, results, strict=True):
+            sums = merged.blocks.setdefault(name, _BlockSums())
+            sums.exposure.append(terms.exposure)
+            sums.covered.append(terms.covered)
+            sums.miss.append(terms.miss)
+            sums.hit_count.append(weighted_count(g.g_item, minlength=n_ids))
+            sums.hit_sum.append(
+                weighted_count(g.g_item, weights=terms.per_list[hit], minlength=n_ids)
+            )
+            if beyond is not None:
+                more, by_cut = beyond
+                sums.by_cut.append(by_cut)
+                for key, add in more.items():
+                    sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
+            if ild is not None:
+                for key, add in ((ILD_SUM, ild[0]), (ILD_SERVED, float(ild[1]))):
+                    sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + add
+            if name in (primary, BASELINE, MODEL_B) or ctx.value is not None:  # value: every
+                for key in micro:
+                    merged.per_list.setdefault(f"{name}:{key}", []).append(terms.per_list[key])
+            else:
+                for key in micro:
+                    sums.micro_sum[key] = sums.micro_sum.get(key, 0.0) + float(
+                        terms.per_list[key].sum()
+                    )
+        del results
+
+
+def _nth(fn: Callable[[str], _Scored], names: list[str]) -> Callable[[int], _Scored]:
+    """``fn`` of the ``i``-th name, for :func:`~lodestar_polars._core.threads.map_parts`."""
+    return lambda i: fn(names[i])
 
 
 def _extras_row(error: ValueError) -> int:
