@@ -499,7 +499,7 @@ def evaluate(
         if result is not None:
             yield result
 
-    per_group = _source(batches, group_schema).sort(keys)
+    per_group = _source(batches, group_schema)  # sorted by the keys (_evaluate_lazy)
     if not mean:
         return per_group
     return per_group.map_batches(
