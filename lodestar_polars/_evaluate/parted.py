@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 from polars.io.plugins import register_io_source
 
+from lodestar_polars._core.threads import map_parts
 from lodestar_polars._evaluate.frame import (
     _contiguous_runs,
     _describe,
@@ -73,14 +74,21 @@ def _evaluate_parted(
     own rows, so the values are those of one call, bit for bit; the refusals
     are reported over the whole frame, as one call reports them.
     """
+    sliced = part_rows is not None
     part_rows = _PART_ROWS if part_rows is None else part_rows
     if frame.height <= part_rows:
         return _evaluate_frame(frame, parsed, roles, strict=strict)
     keys = roles.keys
-    pieces = [
-        _evaluate_frame(part, parsed, roles, strict=False)
-        for part in _frame_parts(frame, keys, part_rows)
-    ]
+    if sliced:  # small slices of a sorted part, each evaluated in a thread of its own
+        slices = list(_frame_parts(frame, keys, part_rows))
+        pieces = map_parts(
+            lambda i: _evaluate_frame(slices[i], parsed, roles, strict=False), len(slices)
+        )
+    else:
+        pieces = [
+            _evaluate_frame(part, parsed, roles, strict=False)
+            for part in _frame_parts(frame, keys, part_rows)
+        ]
     result = pl.concat(pieces, how="vertical", rechunk=True).sort(keys)
     if strict:
         report = _refusal_report(frame, result, parsed, keys)
