@@ -74,7 +74,8 @@ def test_a_frame_evaluated_in_parts_equals_one_call(
     monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
     """An in-memory frame above ``_PART_ROWS`` rows: parts of whole groups, the next one
-    copied out and sorted on a worker thread (shuffled), or slices cut between runs (sorted)."""
+    copied out and sorted on a worker thread (shuffled), or slices cut between runs (sorted).
+    """
     import lodestar_polars._evaluate.parted as parted
 
     log = _log(seed=11)
@@ -90,4 +91,38 @@ def test_a_frame_evaluated_in_parts_equals_one_call(
     assert whole["top_k_accuracy@2"].null_count() > 0  # refused groups stay null in parts
     with pytest.raises(lp.RefusedGroupError) as parts_error:  # strict: the same sentence
         lp.evaluate(log, METRICS, **kwargs)
+    assert str(parts_error.value) == str(whole_error.value)
+
+
+def test_a_shuffled_log_in_slices_in_threads_equals_one_call(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A shuffled log's sorted parts are evaluated in slices (``_SLICE_ROWS``), each on a
+    thread of its own: the values, nulls and refusal of one in-memory call.
+    """
+    import lodestar_polars._evaluate.parted as parted
+
+    log = _log(seed=13)
+    path = tmp_path / "log.parquet"
+    log.write_parquet(path)
+    kwargs: dict[str, Any] = dict(by="query", y_true="relevance", y_score="score")
+    whole = lp.evaluate(log, METRICS, strict=False, **kwargs)
+    with pytest.raises(lp.RefusedGroupError) as whole_error:
+        lp.evaluate(log, METRICS, **kwargs)
+    seen: list[Any] = []
+    original = parted.map_parts
+
+    def spy(fn: Any, n: int) -> Any:
+        seen.append(n)
+        return original(fn, n)
+
+    monkeypatch.setattr(parted, "map_parts", spy)
+    monkeypatch.setattr(parted, "_SLICE_ROWS", 64)  # parts of ~600 rows in about ten slices
+    scan = pl.scan_parquet(path)
+    lazy = lp.evaluate(scan, METRICS, strict=False, batch_rows=600, layout="shuffled", **kwargs)
+    assert_frame_equal(lazy.collect(), whole)
+    assert seen, "no part was cut into slices"
+    assert max(seen) > 1  # the slices did run in threads
+    with pytest.raises(lp.RefusedGroupError) as parts_error:
+        lp.evaluate(scan, METRICS, batch_rows=600, layout="shuffled", **kwargs).collect()
     assert str(parts_error.value) == str(whole_error.value)

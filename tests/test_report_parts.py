@@ -258,7 +258,8 @@ def test_bad_part_options_are_refused(option: str, value: Any, words: str) -> No
 def test_shuffled_parts_of_any_key_equal_in_memory(key: str, multi_positive: Any) -> None:
     """A shuffled part is put in (list, item) order on the reading thread
     (``in_grading_order``): one Int64 from an integer key's and item's ranges, else the
-    keys; the payload is the in-memory one whatever the keys."""
+    keys; the payload is the in-memory one whatever the keys.
+    """
     frame = _log(seed=6, shuffle=True)
     by: Any = "list"
     if key == "string":
@@ -296,7 +297,8 @@ def test_in_grading_order_sorts_by_list_then_item() -> None:
 
 def test_shuffled_parts_name_the_first_problem_in_input_order() -> None:
     """Two lists with a duplicated item, the larger key first in the input: the refusal names
-    it, as the in-memory path does, though the part is graded in (list, item) order."""
+    it, as the in-memory path does, though the part is graded in (list, item) order.
+    """
     base = _log(seed=7)
     late = base.filter(pl.col("list") == 30)
     early = base.filter(pl.col("list") == 200)
