@@ -109,8 +109,9 @@ def test_a_shuffled_log_in_slices_in_threads_equals_one_call(
     whole = lp.evaluate(log, METRICS, strict=False, **kwargs)
     with pytest.raises(lp.RefusedGroupError) as whole_error:
         lp.evaluate(log, METRICS, **kwargs)
+    from lodestar_polars._core.threads import map_parts as original
+
     seen: list[Any] = []
-    original = parted.map_parts
 
     def spy(fn: Any, n: int) -> Any:
         seen.append(n)

@@ -308,7 +308,11 @@ def test_shuffled_parts_name_the_first_problem_in_input_order() -> None:
         by="list", item="item", y_true="clicked", y_score="score", k=3, n_resamples=10
     )
     messages = []
-    for source, more in ((dup, {}), (dup.lazy(), {"batch_rows": 200, "layout": "shuffled"})):
+    runs: tuple[tuple[Any, dict[str, Any]], ...] = (
+        (dup, {}),
+        (dup.lazy(), {"batch_rows": 200, "layout": "shuffled"}),
+    )
+    for source, more in runs:
         with pytest.raises(ValueError, match="more than once") as info:
             lp.ranking_report(source, **kw, **more)
         messages.append(str(info.value))

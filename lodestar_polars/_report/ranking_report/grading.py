@@ -63,7 +63,7 @@ def _check_scores(
         if nulls.height:
             msg = (
                 f"{CALLER}: scores column {name!r} has null values (first in row "
-                f"{nulls[_ROW].min()})."
+                f"{nulls.sort(_ROW)[_ROW][0]})."
             )
             raise ValueError(msg)
     check_score_dtype(base.schema, score, CALLER)  # the rule top_k follows
