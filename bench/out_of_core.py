@@ -83,6 +83,7 @@ def measure(
 
     # layout= only when asked for, so that older commits can be measured too
     options = {} if layout == "auto" else {"layout": layout}
+    cpu = _cpu_seconds()
     start = time.perf_counter()
     per_query = lp.evaluate(
         pl.scan_parquet(path),
@@ -95,12 +96,14 @@ def measure(
         **options,  # type: ignore[arg-type]
     ).collect()
     seconds = time.perf_counter() - start
+    cpu = _cpu_seconds() - cpu
     rows = pl.scan_parquet(path).select(pl.len()).collect().item()
     means = per_query.select(pl.col(m).mean() for m in metrics).row(0, named=True)
     return {
         "rows": rows,
         "queries": per_query.height,
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "rows_per_second": rows / seconds,
         "peak_rss_gb": _status_bytes("VmHWM") / 2**30,
         **means,
@@ -131,18 +134,33 @@ def measure_duckdb(path: Path) -> dict[str, float]:
     """
     import duckdb
 
+    cpu = _cpu_seconds()
     start = time.perf_counter()
     per_query = duckdb.connect().sql(DUCKDB_NDCG.format(path=path)).pl()
     seconds = time.perf_counter() - start
+    cpu = _cpu_seconds() - cpu
     rows = int(duckdb.sql(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()[0][0])
     return {
         "rows": rows,
         "queries": per_query.height,
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "rows_per_second": rows / seconds,
         "peak_rss_gb": _status_bytes("VmHWM") / 2**30,
         "ndcg@10": per_query["ndcg@10"].mean(),
     }
+
+
+def _cpu_seconds() -> float:
+    """The CPU time of the process so far, user and system, every thread (``getrusage``).
+
+    Over the wall time it is the cores a tool kept busy: on the shuffled 1e8-row log both
+    tools spent about the same CPU time while one kept a core idle (docs/performance.md).
+    """
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _status_bytes(field: str) -> int:
@@ -238,8 +256,9 @@ def main() -> None:
     DATA.mkdir(exist_ok=True)
     rows = int(args.rows)
     table = [
-        "| log | tool | seconds | rows per second | peak RSS | mean NDCG@10 |",
-        "|---|---|---|---|---|---|",
+        "| log | tool | seconds | CPU seconds (cores) | rows per second | peak RSS "
+        "| mean NDCG@10 |",
+        "|---|---|---|---|---|---|---|",
     ]
     for order in args.orders.split(","):
         path = DATA / f"log_{rows}_{order}.parquet"
@@ -260,8 +279,10 @@ def main() -> None:
             run = subprocess.run(cmd, check=True, capture_output=True, text=True)
             result = json.loads(run.stdout)
             print(order, tool, json.dumps(result), flush=True)
+            cores = result["cpu_seconds"] / result["seconds"]
             table.append(
                 f"| {order} | {name} | {result['seconds']:.1f} | "
+                f"{result['cpu_seconds']:.1f} ({cores:.2f}) | "
                 f"{result['rows_per_second']:,.0f} | {result['peak_rss_gb']:.2f} GB | "
                 f"{result.get('ndcg@10', float('nan')):.10f} |"
             )
