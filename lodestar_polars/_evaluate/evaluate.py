@@ -255,7 +255,7 @@ def evaluate(
         data.  Null (refused) groups are left out of the mean.
     batch_rows : int, default=None
         For a ``LazyFrame``: hold about this many rows in memory at once
-        (default 2,500,000, about a third of a gigabyte).  A larger input is read
+        (default 5,000,000, about half a gigabyte).  A larger input is read
         once, in parts of whole groups (see ``layout``).  Ignored for a
         ``DataFrame``, which is in memory already.
     progress : bool or callable, default=None
@@ -508,12 +508,5 @@ def evaluate(
     )
 
 
-DEFAULT_BATCH_ROWS = 2_500_000
-"""Rows :func:`evaluate` holds in memory at once for a ``LazyFrame`` (about a third of a GB).
-
-2.5e6 rather than 5e6 since session 15: a shuffled log's first part is sorted, and its last
-evaluated, with nothing beside it, and smaller parts shorten both (2e7 shuffled rows 3.13-3.16 s
-against 3.22-3.38 s; 1e8 rows 15.2-15.4 s against 15.5-17.1 s; a sorted 1e8-row log 7.3-7.9 s
-against 7.6-7.8 s), in 0.05-0.2 GB less.  The report keeps parts of 5e6 rows
-(``DEFAULT_PART_ROWS``: not measured with smaller ones).
-"""
+DEFAULT_BATCH_ROWS = 5_000_000
+"""Rows :func:`evaluate` holds in memory at once for a ``LazyFrame`` (about 0.5 GB)."""

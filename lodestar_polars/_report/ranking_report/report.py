@@ -72,7 +72,7 @@ from lodestar_polars._report.ranking_report.uncertainty import uncertainty_and_p
 DEFAULT_PART_ROWS = 5_000_000
 
 
-"""A ``LazyFrame`` of more rows is graded in parts (``lp.evaluate``'s are of 2.5e6 rows)."""
+"""A ``LazyFrame`` of more rows is graded in parts (``lp.evaluate``'s ``DEFAULT_BATCH_ROWS``)."""
 
 
 def _objective_alphas() -> Mapping[str, float]:
@@ -217,8 +217,8 @@ def ranking_report(
     engine : {'auto', 'in-memory', 'streaming'}, default='auto'
         How a ``LazyFrame`` input is collected (when it is read whole).
     batch_rows : int, default=None
-        A ``LazyFrame`` of more rows than this (5,000,000 when None) with a
-        ``y_true`` column is read
+        A ``LazyFrame`` of more rows than this (5,000,000 when None, as
+        :func:`lodestar_polars.evaluate`) with a ``y_true`` column is read
         once, in parts of whole lists of about this many rows, and never
         held whole: the same payload (to about 1e-15 where a per-item sum
         runs in another order).  A ``DataFrame`` is always graded whole.
