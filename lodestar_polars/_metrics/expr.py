@@ -9,6 +9,8 @@ refused.  Everything is native Polars: no Python runs per group or per row.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -91,17 +93,36 @@ class Check:
     cover several rules (null, NaN and infinity are one ``is_finite``): the
     rules it covers are marked ``covered`` and add no flag of their own.  The
     flagged rows are the rows some rule is about (the two-stage path keeps them).
+
+    ``passes``, when set, is the rule as a per-row test that is True for a row
+    that keeps it and null or False for one that breaks it (``row`` is then
+    its negation, nulls flagged).  :meth:`Metric.refused` ANDs such tests and
+    negates them once, with one ``fill_null``: cheaper than negating and
+    filling each flag (docs/performance.md, "Fourth round").
     """
 
     refused: pl.Expr
     message: pl.Expr
-    row: pl.Expr | None = None
+    flag: pl.Expr | None = None
     covered: bool = False
+    passes: pl.Expr | None = None
+
+    @property
+    def row(self) -> pl.Expr | None:
+        """The per-row flag: True for a row that breaks the rule (null counts as breaking)."""
+        if self.passes is not None:
+            return ~self.passes.fill_null(False)
+        return self.flag
 
     @classmethod
     def any_row(cls, flags: pl.Expr, message: pl.Expr) -> Check:
         """The rule "no row is flagged"."""
         return cls(flags.any(), message, flags)
+
+    @classmethod
+    def every_row(cls, passes: pl.Expr, message: pl.Expr) -> Check:
+        """The rule "every row passes" (``passes`` True; a null row breaks it)."""
+        return cls((~passes.fill_null(False)).any(), message, passes=passes)
 
 
 @dataclass(frozen=True)
@@ -114,10 +135,13 @@ class Metric:
 
     def refused(self) -> pl.Expr:
         """True for a group that breaks a rule (each per-row rule's flag aggregated once)."""
-        rows = [c.row for c in self.checks if c.row is not None]
+        passes = [c.passes for c in self.checks if c.passes is not None]
+        rows = [c.flag for c in self.checks if c.passes is None and c.flag is not None]
         groups = [c.refused for c in self.checks if c.row is None and not c.covered]
+        if passes:
+            rows.insert(0, ~functools.reduce(operator.and_, passes).fill_null(False))
         if rows:
-            groups.append(pl.any_horizontal(*rows).any())
+            groups.append(pl.any_horizontal(*rows).any() if len(rows) > 1 else rows[0].any())
         return pl.any_horizontal(*groups)
 
     def expr(self) -> pl.Expr:
@@ -145,9 +169,8 @@ def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
     included): one pass instead of three when only *whether* a group is
     refused is asked; each rule keeps its own test for the reason.
     """
-    not_finite = ~x.is_finite().fill_null(False)
     return (
-        Check(x.is_null().any(), pl.lit(f"Input {role} contains null."), not_finite),
+        Check(x.is_null().any(), pl.lit(f"Input {role} contains null."), passes=x.is_finite()),
         Check(x.is_nan().any(), pl.lit(f"Input {role} contains NaN."), covered=True),
         Check(
             x.is_infinite().any(),

@@ -121,7 +121,7 @@ def ndcg_metric(
     else:
         dcg = ranked(k=k, discount=d)
         value = normalized(dcg, _ideal_dcg(g, k=k, discount=d))
-    negative = Check.any_row(g < 0, pl.lit(NDCG_NEGATIVE))
+    negative = Check.every_row(g >= 0, pl.lit(NDCG_NEGATIVE))
     checks = (
         *_checks(gain_checks, score),
         *doc_checks,

@@ -38,46 +38,51 @@ def _slots_ideal(k: int, discount: Discount) -> pl.Expr:
 
 
 _UNROLLED_K = 32  # the largest k whose ideal DCG is a sum written out term by term
-_POSITION = "__lodestar_position_"
+_SORTED = "__lodestar_sorted"
 
 
 def _group_ideal_dcg(gain: pl.Expr, *, k: int, discount: Discount = "log") -> pl.Expr:
     """:func:`_ideal_dcg` of the group's gains, one value per group, for ``k <= _UNROLLED_K``.
 
     The gains are sorted as one list per group (a list sort costs a fraction
-    of a sort inside ``list.eval``), its first ``k`` entries taken as struct
-    fields (:func:`best_gains`) and added by :func:`ideal_of_best_gains`.
+    of a sort inside ``list.eval``, :func:`best_gains`), and its first ``k``
+    entries, read by index, are added by :func:`ideal_of_best_gains`.
     """
-    total = ideal_of_best_gains(pl.field, k=k, discount=discount)
-    ranked = best_gains(gain.implode(), k)
+    total = ideal_of_best_gains(entry(pl.field(_SORTED)), k=k, discount=discount)
+    ranked = pl.struct(best_gains(gain.implode()).alias(_SORTED))
     return ranked.struct.with_fields(total.alias(_TOTAL)).struct.field(_TOTAL)
 
 
-def best_gains(gains: pl.Expr, k: int) -> pl.Expr:
-    """The first ``k`` of each list of ``gains`` sorted from the largest, as struct fields."""
-    return gains.list.sort(descending=True).list.to_struct(fields=_best_names(k))
+def best_gains(gains: pl.Expr) -> pl.Expr:
+    """Each list of ``gains`` sorted from the largest (its entries read by :func:`entry`)."""
+    return gains.list.sort(descending=True)
+
+
+def entry(lists: pl.Expr) -> Callable[[int], pl.Expr]:
+    """Entry ``i`` of each list, null past its end (a list read by index, not as struct fields).
+
+    Reading entries by index is cheaper than ``list.to_struct``: a struct of
+    ``k`` fields is a dtype Polars copies each time a field of it is resolved
+    (docs/performance.md, "Fourth round").
+    """
+    return lambda i: lists.list.get(i, null_on_oob=True)
 
 
 def ideal_of_best_gains(
-    field: Callable[[str], pl.Expr], *, k: int, discount: Discount = "log"
+    at: Callable[[int], pl.Expr], *, k: int, discount: Discount = "log"
 ) -> pl.Expr:
-    """:func:`_ideal_dcg` of :func:`best_gains`' fields (``field(name)`` reads one).
+    """:func:`_ideal_dcg` of the first ``k`` of :func:`best_gains` (``at(i)`` reads entry ``i``).
 
     The terms are weighted and added one after the other: the terms and the
     order of :func:`_ideal_dcg`'s sum, without its zero terms past ``k`` (a
-    group shorter than ``k`` has null fields, 0).
+    group shorter than ``k`` has null entries, 0).
     """
     with np.errstate(divide="ignore"):  # discount_at's table, entry for entry
         table = cut_discount(np.arange(k + 1, dtype=np.float64), 2.0, k, discount)
-    names = _best_names(k)
-    total = field(names[0]).fill_null(0.0) * float(table[0])
-    for i, name in enumerate(names[1:], start=1):
-        total = total + field(name).fill_null(0.0) * float(table[i])
+    total = at(0).fill_null(0.0) * float(table[0])
+    for i in range(1, k):
+        total = total + at(i).fill_null(0.0) * float(table[i])
     return total
-
-
-def _best_names(k: int) -> list[str]:
-    return [f"{_POSITION}{i}" for i in range(k)]
 
 
 _TOTAL = "__lodestar_total"

@@ -23,6 +23,7 @@ from lodestar_polars._core.ir import exponential_gain
 from lodestar_polars._metrics.dcg.ideal import (
     _group_ideal_dcg,
     best_gains,
+    entry,
     ideal_of_best_gains,
 )
 from lodestar_polars._metrics.expr import (
@@ -149,7 +150,7 @@ def _top_tie_pattern_dcg(
     """Tie-averaged DCG@k of the group from its top ``k + 1`` rows, for ``k <= PATTERN_K``.
 
     One limited sort of the group (``sort_by(...).head(k + 1)``, what a
-    by-hand NDCG@k costs) gives the top rows as struct fields; which of them
+    by-hand NDCG@k costs) gives the top rows as a list read by index; which of them
     tie with the row before is one integer, the tie pattern, and the weight of
     each position's gain under that pattern is read from a table
     (:func:`~lodestar_polars._core.dcg.tie_pattern_weights`), so the tie
@@ -163,14 +164,16 @@ def _top_tie_pattern_dcg(
     """
     keys, weights, last_above, cut = _pattern_tables(k, log_base, discount)
     patterns = 1 << (k - 1)
-    names = [f"{_TOP}{i}" for i in range(k + 1)]
     rows = pl.struct(score.alias("score"), gain.alias("gain"))
-    top = rows.sort_by(score, descending=True).head(k + 1).implode().list.to_struct(fields=names)
+    # a list of k + 1 rows read by index, not struct fields: see ideal.entry
+    top = rows.sort_by(score, descending=True).head(k + 1).implode()
     # the group's rows imploded as one struct, so that a literal score or gain is one per row
     group = pl.struct(top.alias("top"), rows.implode().alias("rows"))
 
+    top_row = entry(pl.field("top"))
+
     def row(i: int, name: str) -> pl.Expr:
-        return pl.field("top").struct.field(names[i]).struct.field(name)
+        return top_row(i).struct.field(name)
 
     def column(name: str) -> pl.Expr:  # one field of the group's rows, as a list
         return pl.field("rows").list.eval(pl.element().struct.field(name))
@@ -182,7 +185,7 @@ def _top_tie_pattern_dcg(
     fields = group.struct.with_fields(
         **{f"{_TOP}gain{i}": row(i, "gain").fill_null(0.0) for i in range(k)},
         **{_KEY: pl.sum_horizontal(bits).cast(pl.Int64), _LAST: row(k - 1, "score")},
-        **({_IDEAL: best_gains(column("gain"), k)} if normalise else {}),
+        **({_IDEAL: best_gains(column("gain"))} if normalise else {}),
     )
     key = pl.field(_KEY)
 
@@ -202,7 +205,7 @@ def _top_tie_pattern_dcg(
     last = tie_averaged_gain(block_sum, at(last_above), cut, 0, equal.list.sum())
     value = total + pl.when(continued).then(last).otherwise(0.0)
     if normalise:  # NDCG: the ideal from the same imploded gains
-        ideal = ideal_of_best_gains(pl.field(_IDEAL).struct.field, k=k, discount=discount)
+        ideal = ideal_of_best_gains(entry(pl.field(_IDEAL)), k=k, discount=discount)
         value = normalized(value, ideal)
     return fields.struct.with_fields(value.alias(_VALUE)).struct.field(_VALUE)
 
