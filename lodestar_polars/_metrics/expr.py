@@ -10,10 +10,11 @@ refused.  Everything is native Polars: no Python runs per group or per row.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -83,35 +84,75 @@ def as_score(value: IntoExprColumn) -> pl.Expr:
     return parse_into_expr(value) + 0
 
 
+Closed = Literal["none", "left", "right", "both"]
+
+
+@dataclass(frozen=True)
+class Within:
+    """The per-row rule ``lower <(=) x <(=) upper``: which ends are allowed is ``closed``.
+
+    Polars' ``is_between``: NaN fails an upper bound of ``inf`` (Polars orders
+    NaN above every number), a null row gives null, which breaks the rule.
+    """
+
+    x: pl.Expr
+    lower: float
+    upper: float
+    closed: Closed = "none"
+
+    def test(self) -> pl.Expr:
+        """True for a row inside the range, False outside, null for null."""
+        return self.x.is_between(self.lower, self.upper, closed=self.closed)
+
+    def meet(self, other: Within) -> Within:
+        """The rows both rules keep, for two rules on the same ``x``: one range test."""
+        low_in = self.closed in ("left", "both")
+        high_in = self.closed in ("right", "both")
+        other_low_in = other.closed in ("left", "both")
+        other_high_in = other.closed in ("right", "both")
+        if other.lower > self.lower:
+            lower, low_in = other.lower, other_low_in
+        else:
+            lower, low_in = self.lower, low_in and (other.lower < self.lower or other_low_in)
+        if other.upper < self.upper:
+            upper, high_in = other.upper, other_high_in
+        else:
+            upper, high_in = self.upper, high_in and (other.upper > self.upper or other_high_in)
+        closed: Closed = ("none", "right", "left", "both")[2 * low_in + high_in]
+        return Within(self.x, lower, upper, closed)
+
+
 @dataclass(frozen=True)
 class Check:
     """A rule a group must pass: ``refused`` is True for a group that breaks it.
 
-    ``row``, when set, is a per-row flag whose ``any()`` is True for a group
+    ``flag``, when set, is a per-row flag whose ``any()`` is True for a group
     that breaks the rule: :meth:`Metric.refused` ORs such flags row-wise and
     aggregates them once, cheaper than one aggregation per rule.  One flag may
-    cover several rules (null, NaN and infinity are one ``is_finite``): the
+    cover several rules (null, NaN and infinity are one range test): the
     rules it covers are marked ``covered`` and add no flag of their own.  The
-    flagged rows are the rows some rule is about (the two-stage path keeps them).
+    flagged rows (:attr:`row`) are the rows some rule is about (the two-stage
+    path keeps them).
 
-    ``passes``, when set, is the rule as a per-row test that is True for a row
-    that keeps it and null or False for one that breaks it (``row`` is then
-    its negation, nulls flagged).  :meth:`Metric.refused` ANDs such tests and
-    negates them once, with one ``fill_null``: cheaper than negating and
-    filling each flag (docs/performance.md, "Fourth round").
+    ``within``, in place of a flag, is the rule as a range every row must be
+    in (:class:`Within`: finite values, gains of at least 0, probabilities in
+    [0, 1]).  :meth:`Metric.refused` meets the ranges on the same input into
+    one ``is_between``, ANDs them and negates the result once, with one
+    ``fill_null``: cheaper than a flag per rule (docs/performance.md, "Fourth
+    round").
     """
 
     refused: pl.Expr
     message: pl.Expr
     flag: pl.Expr | None = None
     covered: bool = False
-    passes: pl.Expr | None = None
+    within: Within | None = None
 
     @property
     def row(self) -> pl.Expr | None:
         """The per-row flag: True for a row that breaks the rule (null counts as breaking)."""
-        if self.passes is not None:
-            return ~self.passes.fill_null(False)
+        if self.within is not None:
+            return ~self.within.test().fill_null(False)
         return self.flag
 
     @classmethod
@@ -120,9 +161,24 @@ class Check:
         return cls(flags.any(), message, flags)
 
     @classmethod
-    def every_row(cls, passes: pl.Expr, message: pl.Expr) -> Check:
-        """The rule "every row passes" (``passes`` True; a null row breaks it)."""
-        return cls((~passes.fill_null(False)).any(), message, passes=passes)
+    def every_row_within(
+        cls, x: pl.Expr, lower: float, upper: float, closed: Closed, message: pl.Expr
+    ) -> Check:
+        """The rule "every row of ``x`` is in the range" (a null row breaks it)."""
+        within = Within(x, lower, upper, closed)
+        return cls((~within.test().fill_null(False)).any(), message, within=within)
+
+
+def _met(ranges: list[Within]) -> list[Within]:
+    """The ranges with those on the same input met into one (:meth:`Within.meet`)."""
+    out: list[Within] = []
+    for r in ranges:
+        i = next((i for i, o in enumerate(out) if o.x.meta.eq(r.x)), None)
+        if i is None:
+            out.append(r)
+        else:
+            out[i] = out[i].meet(r)
+    return out
 
 
 @dataclass(frozen=True)
@@ -135,11 +191,12 @@ class Metric:
 
     def refused(self) -> pl.Expr:
         """True for a group that breaks a rule (each per-row rule's flag aggregated once)."""
-        passes = [c.passes for c in self.checks if c.passes is not None]
-        rows = [c.flag for c in self.checks if c.passes is None and c.flag is not None]
+        ranges = _met([c.within for c in self.checks if c.within is not None])
+        rows = [c.flag for c in self.checks if c.within is None and c.flag is not None]
         groups = [c.refused for c in self.checks if c.row is None and not c.covered]
-        if passes:
-            rows.insert(0, ~functools.reduce(operator.and_, passes).fill_null(False))
+        if ranges:
+            tests = [r.test() for r in ranges]
+            rows.insert(0, ~functools.reduce(operator.and_, tests).fill_null(False))
         if rows:
             groups.append(pl.any_horizontal(*rows).any() if len(rows) > 1 else rows[0].any())
         return pl.any_horizontal(*groups)
@@ -170,7 +227,11 @@ def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
     refused is asked; each rule keeps its own test for the reason.
     """
     return (
-        Check(x.is_null().any(), pl.lit(f"Input {role} contains null."), passes=x.is_finite()),
+        Check(
+            x.is_null().any(),
+            pl.lit(f"Input {role} contains null."),
+            within=Within(x, -math.inf, math.inf, "none"),
+        ),
         Check(x.is_nan().any(), pl.lit(f"Input {role} contains NaN."), covered=True),
         Check(
             x.is_infinite().any(),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from lodestar_polars._base.messages import python_text
@@ -37,18 +39,28 @@ ONE_CLASS = ROC_AUC_ONE_CLASS
 
 def _probability_checks(prob: pl.Expr, below: str) -> tuple[Check, ...]:
     """scikit-learn's range checks of ``y_prob``: above 1 first, then below 0."""
-    high, low = prob > 1.0, prob < 0.0
     return (
-        Check(
-            high.any(),
+        Check.every_row_within(
+            prob,
+            -math.inf,
+            1.0,
+            "both",
             pl.format("y_prob contains values greater than 1: {}", python_text(prob.max())),
-            high,
         ),
-        Check(
-            low.any(),
+        Check.every_row_within(
+            prob,
+            0.0,
+            math.inf,
+            "both",
             pl.format(f"y_prob contains values {below} than 0: {{}}", python_text(prob.min())),
-            low,
         ),
+    )
+
+
+def unit_range_check(prob: pl.Expr) -> Check:
+    """``y_prob`` in [0, 1], in scikit-learn's ``calibration_curve`` sentence."""
+    return Check.every_row_within(
+        prob, 0.0, 1.0, "both", pl.lit("y_prob has values outside [0, 1].")
     )
 
 
@@ -241,8 +253,7 @@ def expected_calibration_error_metric(
     n_bins = check_n_bins(n_bins, caller)
     strategy = check_strategy(strategy, caller)
     c = _Inputs(y_true, y_prob, caller)
-    outside = (c.score < 0.0) | (c.score > 1.0)
-    in_range = Check.any_row(outside, pl.lit("y_prob has values outside [0, 1]."))
+    in_range = unit_range_check(c.score)
     value = _ece(c.truth, c.score, n_bins, strategy)
     return Metric(name, value, (*c.checks, in_range))
 

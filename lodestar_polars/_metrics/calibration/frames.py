@@ -25,9 +25,9 @@ from lodestar_polars._metrics.calibration.expressions import (
     _bin_of,
     _Inputs,
     roc_auc_metric,
+    unit_range_check,
 )
 from lodestar_polars._metrics.expr import (
-    Check,
     Metric,
 )
 from lodestar_polars.exceptions import InvalidParameterError, RefusedGroupError
@@ -278,12 +278,7 @@ def calibration_curve(
     lazy, was_lazy, truth, prob, by_exprs = _roles(frame, y_true, y_prob, by, caller, "y_prob")
     keys = names_of(by_exprs)
     c: _Inputs = _Inputs(truth, prob, caller)
-    outside = (c.score < 0.0) | (c.score > 1.0)
-    checks = Metric(
-        "ok",
-        pl.lit(0.0),
-        (*c.checks, Check.any_row(outside, pl.lit("y_prob has values outside [0, 1]."))),
-    )
+    checks = Metric("ok", pl.lit(0.0), (*c.checks, unit_range_check(c.score)))
     lazy = lazy.with_columns(by_exprs) if by_exprs else lazy
     grouped = lazy.group_by(keys) if keys else None
     if grouped is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import polars as pl
@@ -121,7 +122,7 @@ def ndcg_metric(
     else:
         dcg = ranked(k=k, discount=d)
         value = normalized(dcg, _ideal_dcg(g, k=k, discount=d))
-    negative = Check.every_row(g >= 0, pl.lit(NDCG_NEGATIVE))
+    negative = Check.every_row_within(g, 0.0, math.inf, "both", pl.lit(NDCG_NEGATIVE))
     checks = (
         *_checks(gain_checks, score),
         *doc_checks,

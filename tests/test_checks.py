@@ -1,0 +1,115 @@
+"""The rules' machinery: per-row ranges met into one test, the same refusals and reasons."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import polars as pl
+import pytest
+
+import lodestar_polars as lp
+from lodestar_polars._metrics.calibration.expressions import brier_score_metric
+from lodestar_polars._metrics.dcg.expressions import ndcg_metric
+from lodestar_polars._metrics.expr import Closed, Within, _met
+
+INF = math.inf
+VALUES = [float("nan"), -INF, -1.0, 0.0, 0.5, 1.0, 2.0, INF, None]
+BOUNDS = [(-INF, INF), (0.0, INF), (-INF, 1.0), (0.0, 1.0), (1.0, 2.0)]
+CLOSED: list[Closed] = ["none", "left", "right", "both"]
+RANGES = [Within(pl.col("x"), lo, hi, c) for (lo, hi), c in itertools.product(BOUNDS, CLOSED)]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    list(itertools.product(RANGES, RANGES)),
+    ids=lambda r: f"{r.lower},{r.upper},{r.closed}",
+)
+def test_a_met_range_keeps_the_rows_both_keep(a: Within, b: Within) -> None:
+    # every value, NaN, the infinities, the bounds themselves and null: one test is the two
+    frame = pl.DataFrame({"x": VALUES}, schema={"x": pl.Float64})
+    met = a.meet(b)
+    got = frame.select(met.test().fill_null(False)).to_series().to_list()
+    both = frame.select((a.test() & b.test()).fill_null(False)).to_series().to_list()
+    assert got == both
+
+
+def test_a_range_by_hand() -> None:
+    # finite (-inf, inf) and at least 0 [0, inf]: [0, inf), NDCG's gains
+    finite = Within(pl.col("g"), -INF, INF, "none")
+    met = finite.meet(Within(pl.col("g"), 0.0, INF, "both"))
+    assert (met.lower, met.upper, met.closed) == (0.0, INF, "left")
+    # finite, at most 1, at least 0: [0, 1], Brier's probabilities
+    met = finite.meet(Within(pl.col("g"), -INF, 1.0, "both")).meet(
+        Within(pl.col("g"), 0.0, INF, "both")
+    )
+    assert (met.lower, met.upper, met.closed) == (0.0, 1.0, "both")
+
+
+def test_ranges_on_the_same_input_are_one_test() -> None:
+    # NDCG: y_true finite and not negative met into one range; y_score's finite range its own
+    checks = ndcg_metric("t", "s", k=10).checks
+    ranges = _met([c.within for c in checks if c.within is not None])
+    assert [(r.lower, r.upper, r.closed) for r in ranges] == [
+        (0.0, INF, "left"),
+        (-INF, INF, "none"),
+    ]
+    checks = brier_score_metric("t", "p").checks
+    ranges = _met([c.within for c in checks if c.within is not None])
+    assert [(r.lower, r.upper, r.closed) for r in ranges] == [
+        (-INF, INF, "none"),
+        (0.0, 1.0, "both"),
+    ]
+
+
+NDCG_GROUPS = {
+    "null": (None, "Input y_true contains null."),
+    "nan": (float("nan"), "Input y_true contains NaN."),
+    "inf": (INF, "Input y_true contains infinity or a value too large for dtype('float64')."),
+    "minus_inf": (
+        -INF,
+        "Input y_true contains infinity or a value too large for dtype('float64').",
+    ),
+    "negative": (-1.0, "ndcg_score should not be used on negative y_true values."),
+}
+
+
+@pytest.mark.parametrize("case", list(NDCG_GROUPS))
+def test_ndcg_refuses_each_rule_with_its_own_reason(case: str) -> None:
+    # one bad relevance beside good rows: the group is null, the first rule it breaks is named,
+    # and the good group beside it keeps its value (1/log2(2) over the same: 1.0)
+    bad, reason = NDCG_GROUPS[case]
+    frame = pl.DataFrame(
+        {"q": [1, 1, 1, 2, 2], "t": [1.0, bad, 0.0, 1.0, 0.0], "s": [0.9, 0.5, 0.1, 0.9, 0.1]},
+        schema={"q": pl.Int64, "t": pl.Float64, "s": pl.Float64},
+    )
+    metric = ndcg_metric("t", "s", k=10)
+    out = (
+        frame.group_by("q")
+        .agg(lp.ndcg("t", "s", k=10).alias("v"), metric.reason().alias("why"))
+        .sort("q")
+    )
+    assert out["v"].to_list() == [None, 1.0]
+    assert out["why"].to_list() == [reason, None]
+
+
+@pytest.mark.parametrize(
+    ("p", "reason"),
+    [
+        (1.5, "y_prob contains values greater than 1: 1.5"),
+        (-0.5, "y_prob contains values less than 0: -0.5"),
+        (float("nan"), "Input y_prob contains NaN."),
+        (None, "Input y_prob contains null."),
+    ],
+)
+def test_brier_refuses_each_rule_with_its_own_reason(p: float | None, reason: str) -> None:
+    # the good group: ((0.8 - 1)^2 + (0.2 - 0)^2) / 2 = 0.04
+    frame = pl.DataFrame(
+        {"q": [1, 1, 2, 2], "t": [1, 0, 1, 0], "p": [p, 0.2, 0.8, 0.2]},
+        schema={"q": pl.Int64, "t": pl.Int64, "p": pl.Float64},
+    )
+    metric = brier_score_metric("t", "p")
+    out = frame.group_by("q").agg(metric.expr().alias("v"), metric.reason().alias("why")).sort("q")
+    assert out["v"][0] is None
+    assert out["v"][1] == pytest.approx(0.04, rel=1e-12)
+    assert out["why"].to_list() == [reason, None]
