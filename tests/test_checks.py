@@ -113,3 +113,24 @@ def test_brier_refuses_each_rule_with_its_own_reason(p: float | None, reason: st
     assert out["v"][0] is None
     assert out["v"][1] == pytest.approx(0.04, rel=1e-12)
     assert out["why"].to_list() == [reason, None]
+
+
+def test_err_grades_over_the_maximum_are_refused_in_its_sentence() -> None:
+    # ERR's grade rule is a range of y_true, met with its finite range: -inf < grade <= 4
+    from lodestar_polars._metrics.user_models import err_metric
+
+    metric = err_metric("t", "s", ties="input")
+    ranges = _met([c.within for c in metric.checks if c.within is not None])
+    assert [(r.lower, r.upper, r.closed) for r in ranges] == [
+        (-INF, 4.0, "right"),
+        (-INF, INF, "none"),
+    ]
+    frame = pl.DataFrame({"q": [1, 1, 2, 2], "t": [5.0, 0.0, 4.0, 0.0], "s": [0.9, 0.1, 0.9, 0.1]})
+    out = frame.group_by("q").agg(metric.expr().alias("v"), metric.reason().alias("why")).sort("q")
+    # the good group: its first row stops the user with (2^4 - 1) / 2^4 = 15/16, at rank 1
+    assert out["v"].to_list() == [None, 15 / 16]
+    assert out["why"].to_list() == [
+        "err's grades must be at most max_grade=4.0 (the grade of the highest stopping chance). "
+        "Got 5.0 instead.",
+        None,
+    ]

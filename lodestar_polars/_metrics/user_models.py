@@ -16,6 +16,8 @@ order (``ties="input"``), and refuses ``"average"``.
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from lodestar_polars._base.messages import python_text
@@ -117,8 +119,12 @@ def err_metric(
     log_continue = (-chance).log1p()
     value = err_term(chance, log_continue.cum_sum() - log_continue, j.cast(pl.Float64)).sum()
     over = gain > top
-    grade_check = Check.any_row(
-        over,
+    # -inf <= g <= top: NaN fails it, as it is over any grade (Polars orders NaN above every number)
+    grade_check = Check.every_row_within(
+        gain,
+        -math.inf,
+        top,
+        "both",
         pl.format(
             f"err's grades must be at most max_grade={top!r} (the grade of the highest "
             "stopping chance). Got {} instead.",
