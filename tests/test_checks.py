@@ -134,3 +134,28 @@ def test_err_grades_over_the_maximum_are_refused_in_its_sentence() -> None:
         "Got 5.0 instead.",
         None,
     ]
+
+
+def test_decimal_scores_are_ranked_and_the_pattern_path_says_so() -> None:
+    # docs/refusals.md, "What is not refused": lp.evaluate reads a Decimal score as Float64, the
+    # rows' expression ranks it as Decimal (the same numbers as the Float64 scores), and the
+    # tie-pattern path (averaged ties, k <= 10) ends in Polars' own error, as documented
+    from decimal import Decimal
+
+    scores = ["0.5", "0.2", "0.9", "0.9"]
+    frame = pl.DataFrame({"q": [1, 1, 1, 1], "t": [1, 0, 2, 0], "s": [Decimal(x) for x in scores]})
+    floats = frame.with_columns(pl.col("s").cast(pl.Float64))
+    # the rows 0.9 (gains 2 and 0, tied), 0.5 (1), 0.2 (0): DCG (2 + 0) / 2 * (1 + 1/log2(3))
+    # + 1 / 2 over the ideal 2 + 1 / log2(3)
+    third = 1 / math.log2(3)
+    expected = ((1 + third) + 0.5) / (2 + third)
+    for f in (frame, floats):
+        rows = f.group_by("q").agg(lp.ndcg("t", "s")).get_column("ndcg").item()
+        evaluated = lp.evaluate(f, ["ndcg@10"], by="q", y_true="t", y_score="s")
+        assert rows == pytest.approx(expected, rel=1e-12)
+        assert evaluated.get_column("ndcg@10").item() == pytest.approx(expected, rel=1e-12)
+    assert floats.group_by("q").agg(lp.ndcg("t", "s", k=10)).get_column(
+        "ndcg"
+    ).item() == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="decimal"):
+        frame.group_by("q").agg(lp.ndcg("t", "s", k=10))
