@@ -222,9 +222,10 @@ class Metric:
 def finite_checks(x: pl.Expr, role: str) -> tuple[Check, ...]:
     """Null, NaN and infinity refuse the group, in scikit-learn's ``check_array`` words.
 
-    One row flag covers the three rules (a row that is not finite, null
-    included): one pass instead of three when only *whether* a group is
-    refused is asked; each rule keeps its own test for the reason.
+    One range covers the three rules (``-inf < x < inf``: a row that is not
+    finite, null included, breaks it), met with the metric's other ranges on
+    ``x``: one pass instead of three when only *whether* a group is refused is
+    asked; each rule keeps its own test for the reason.
     """
     return (
         Check(
