@@ -136,10 +136,10 @@ def test_err_grades_over_the_maximum_are_refused_in_its_sentence() -> None:
     ]
 
 
-def test_decimal_scores_are_ranked_and_the_pattern_path_says_so() -> None:
+def test_decimal_scores_are_ranked_on_every_path() -> None:
     # docs/refusals.md, "What is not refused": lp.evaluate reads a Decimal score as Float64, the
-    # rows' expression ranks it as Decimal (the same numbers as the Float64 scores), and the
-    # tie-pattern path (averaged ties, k <= 10) ends in Polars' own error, as documented
+    # expressions rank it as Decimal; the tie-pattern path (averaged ties, k <= 10) reads its
+    # last tie block from the scaled integers (Polars has no list arithmetic on Decimal)
     from decimal import Decimal
 
     scores = ["0.5", "0.2", "0.9", "0.9"]
@@ -150,12 +150,32 @@ def test_decimal_scores_are_ranked_and_the_pattern_path_says_so() -> None:
     third = 1 / math.log2(3)
     expected = ((1 + third) + 0.5) / (2 + third)
     for f in (frame, floats):
-        rows = f.group_by("q").agg(lp.ndcg("t", "s")).get_column("ndcg").item()
+        for k in (None, 10, 3):
+            got = f.group_by("q").agg(lp.ndcg("t", "s", k=k)).get_column("ndcg").item()
+            assert got == pytest.approx(expected, rel=1e-12)
         evaluated = lp.evaluate(f, ["ndcg@10"], by="q", y_true="t", y_score="s")
-        assert rows == pytest.approx(expected, rel=1e-12)
         assert evaluated.get_column("ndcg@10").item() == pytest.approx(expected, rel=1e-12)
-    assert floats.group_by("q").agg(lp.ndcg("t", "s", k=10)).get_column(
-        "ndcg"
-    ).item() == pytest.approx(expected, rel=1e-12)
-    with pytest.raises(pl.exceptions.InvalidOperationError, match="decimal"):
-        frame.group_by("q").agg(lp.ndcg("t", "s", k=10))
+
+
+def test_decimal_scores_of_38_digits_keep_their_ties_apart() -> None:
+    # neighbours that differ in the 38th digit are two scores (as Float64 they would be one):
+    # the last tie block past k is read exactly. Scores b > a > c, b twice, a three times, c
+    # seven times; k = 3 cuts inside a's block (positions 2-4 of a's three rows: ranks 3-5).
+    from decimal import Decimal
+
+    a, b, c = Decimal("9" * 37 + "8"), Decimal("9" * 38), Decimal("-" + "9" * 38)
+    frame = pl.DataFrame(
+        {
+            "q": [1] * 12,
+            "t": [1, 0, 2, 0, 1, 1, 0, 0, 0, 0, 0, 3],
+            "s": [b, b, a, c, a, a, c, c, c, c, c, c],
+        },
+        schema={"q": pl.Int64, "t": pl.Int64, "s": pl.Decimal(38, 0)},
+    )
+    d = [1 / math.log2(i + 2) for i in range(3)]
+    # b's block (gains 1, 0) at ranks 1-2: mean 1/2 over d0 + d1; a's block (gains 2, 1, 1) at
+    # ranks 3-5, cut at 3: mean 4/3 over d2; the ideal 3, 2, 1
+    dcg = 0.5 * (d[0] + d[1]) + (4 / 3) * d[2]
+    ideal = 3 * d[0] + 2 * d[1] + 1 * d[2]
+    got = frame.group_by("q").agg(lp.ndcg("t", "s", k=3)).get_column("ndcg").item()
+    assert got == pytest.approx(dcg / ideal, rel=1e-12)

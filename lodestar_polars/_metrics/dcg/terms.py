@@ -164,7 +164,9 @@ def _top_tie_pattern_dcg(
     """
     keys, weights, last_above, cut = _pattern_tables(k, log_base, discount)
     patterns = 1 << (k - 1)
-    rows = pl.struct(score.alias("score"), gain.alias("gain"))
+    # the score's physical values: the same order and ties, and a Decimal's scaled Int128 has the
+    # list arithmetic the last block's difference needs (Polars has none on Decimal lists)
+    rows = pl.struct(score.to_physical().alias("score"), gain.alias("gain"))
     # a list of k + 1 rows read by index, not struct fields: see ideal.entry
     top = rows.sort_by(score, descending=True).head(k + 1).implode()
     # the group's rows imploded as one struct, so that a literal score or gain is one per row
